@@ -1,0 +1,30 @@
+# Quick start: `make demo` (the main job on a bundled sample) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test system-deps bench clean
+
+$(STAMP): setup.cfg pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/mssdiag parse fixtures/cases/vos-host/
+	$(BIN)/mssdiag diff fixtures/cases/vos-host/
+
+# Debian packages the namespace tests need (iptables, iproute2, ...); only as root.
+system-deps:
+	@scripts/system-deps.sh
+
+test: $(STAMP) system-deps
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/parse_bench.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,106 @@
+"""Offline `netstat -s` parsers: text in, Snapshots out.
+
+One module per OS family, each with META (what it covers), detect(text) -> score in
+[0, 1] and parse(text) -> [Snapshot]. This package imports nothing from toolkit and
+nothing heavy, so it loads fast and runs on any OS.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from .base import snapshot
+from .model import COUNTERS, Meta, ParseError, Snapshot
+from .text import Chunk, split
+
+_SHARED = {"base", "model", "text"}
+
+
+def _discover() -> Dict[str, ModuleType]:
+    found = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name in _SHARED or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        meta = getattr(module, "META", None)
+        if isinstance(meta, Meta):
+            found[meta.name] = module
+    return found
+
+
+REGISTRY: Dict[str, ModuleType] = _discover()
+MIN_SCORE = 0.2
+
+
+def names() -> List[str]:
+    return sorted(REGISTRY)
+
+
+def get(name: str) -> ModuleType:
+    try:
+        return REGISTRY[name.lower()]
+    except KeyError:
+        raise ParseError(f"unknown OS {name!r}; known: {', '.join(names())}") from None
+
+
+def detect(text: str) -> List[Tuple[str, float]]:
+    """Every parser's score for `text`, best first (scores below MIN_SCORE left out)."""
+    scores = [(name, float(module.detect(text))) for name, module in REGISTRY.items()]
+    return sorted((s for s in scores if s[1] >= MIN_SCORE), key=lambda s: -s[1])
+
+
+def iter_parse(lines: Iterable[str], source: str = "-", os: Optional[str] = None,
+               warn: Callable[[str], None] = lambda message: None) -> Iterator[Snapshot]:
+    """Snapshots from a stream of lines, in constant memory.
+
+    The OS is detected per snapshot (a file may mix hosts); a snapshot whose text fits
+    the OS of the one before keeps it, so `| grep frag` excerpts after a full dump stay
+    with that dump's OS. `warn` receives one line per problem, naming where it is.
+    """
+    forced = get(os) if os else None
+    last: Optional[str] = None
+    index = 0
+    for chunk in split(lines):
+        text = "\n".join(chunk.lines)
+        if forced is not None:
+            module = forced
+        else:
+            ranked = detect(text)
+            if not ranked:
+                warn(f"line {chunk.line}: text with numbers that no parser recognizes; skipped (use --os to force one)")
+                continue
+            best = ranked[0]
+            if last is not None and any(n == last and s >= best[1] - 0.15 for n, s in ranked):
+                module = REGISTRY[last]
+            else:
+                module = REGISTRY[best[0]]
+                close = [n for n, s in ranked[1:] if s >= best[1] - 0.05]
+                if close:
+                    chunk_note = (f"OS is ambiguous from this text ({', '.join([best[0]] + close)}); "
+                                  f"read as {best[0]}; use --os to choose")
+                    warn(f"line {chunk.line}: {chunk_note}")
+        try:
+            reading = module.read(chunk.lines)
+        except ParseError as exc:
+            warn(f"line {chunk.line}: {exc}")
+            continue
+        if reading.ipv4 is None and reading.ipv6 is None:
+            continue
+        last = module.META.name
+        yield snapshot(module.META, reading, chunk, source, index)
+        index += 1
+
+
+def parse(text: str, source: str = "-", os: Optional[str] = None,
+          warn: Callable[[str], None] = lambda message: None) -> List[Snapshot]:
+    """All snapshots in a text (see iter_parse); ParseError when there are none."""
+    snaps = list(iter_parse(text.splitlines(), source, os, warn))
+    if not snaps:
+        raise ParseError("no netstat IP statistics found")
+    return snaps
+
+
+__all__ = ["COUNTERS", "Meta", "ParseError", "Snapshot", "REGISTRY", "names", "get", "detect",
+           "iter_parse", "parse", "Chunk"]

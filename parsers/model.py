@@ -1,0 +1,97 @@
+"""Shared result types for every parser: what one `netstat -s` snapshot says."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+# RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
+COUNTERS: Tuple[str, ...] = (
+    "ReasmReqds",    # fragments received that needed reassembly
+    "ReasmOKs",      # datagrams reassembled
+    "ReasmFails",    # reassembly failures (dup, out of space, bad fragments...)
+    "ReasmTimeout",  # fragments dropped after a reassembly timeout: a count, never a setting
+    "FragOKs",       # outgoing datagrams fragmented
+    "FragFails",     # outgoing datagrams that needed fragmenting but could not (DF set)
+    "FragCreates",   # fragments created
+)
+
+Counters = Dict[str, Optional[int]]
+
+
+class ParseError(ValueError):
+    """The only error a parser raises: the text is not something it can read."""
+
+
+@dataclass(frozen=True)
+class Meta:
+    """What a parser module covers, declared once beside its code."""
+    name: str                      # registry key and --os value, e.g. "hpux"
+    title: str                     # human name, e.g. "HP-UX 11"
+    covers: Tuple[str, ...]        # OS names and releases
+    formats: Tuple[str, ...]       # commands / formats it reads
+    ipv4: Tuple[str, ...]          # counters its formats can report for IPv4
+    ipv6: Tuple[str, ...] = ()     # ... and for IPv6 (empty: no IPv6 section)
+    reasm_unit: str = "both"       # what its reassembly counters count: both | fragments | datagrams
+    semantics: str = ""            # what its numbers mean, in words (shown in docs and reports)
+
+
+@dataclass
+class Reading:
+    """What a parser extracts from the lines of one snapshot."""
+    format: str
+    ipv4: Optional[Counters]
+    ipv6: Optional[Counters] = None
+    raw: Dict[str, str] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Snapshot:
+    source: str
+    index: int
+    os: str
+    format: str
+    taken_at: Optional[str]
+    host: Optional[str]
+    ipv4: Optional[Counters]
+    ipv6: Optional[Counters]
+    raw: Dict[str, str]
+    warnings: List[str]
+    line: int = 0  # first line of the snapshot in its source (1-based)
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source, "index": self.index, "os": self.os, "format": self.format,
+            "taken_at": self.taken_at, "host": self.host, "line": self.line,
+            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "warnings": self.warnings,
+        }
+
+
+def counters(values: Dict[str, Optional[int]], reported: Tuple[str, ...]) -> Counters:
+    """All seven counters: the ones `reported` default to None unless found, the rest are None."""
+    unknown = set(values) - set(COUNTERS)
+    if unknown:
+        raise ValueError(f"not IP-MIB counter names: {sorted(unknown)}")
+    return {name: (values.get(name) if name in reported else None) for name in COUNTERS}
+
+
+_GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+$")
+_PLAIN = re.compile(r"^\d+$")
+
+
+def to_int(text: str) -> int:
+    """A counter value as printed, or ParseError: never drops a character silently.
+
+    Accepts plain digits and comma thousands grouping (1,234,567); anything else
+    (1.5, 12k, -3, 0x1f) is refused so the caller can warn instead of guessing.
+    """
+    s = text.strip()
+    if _PLAIN.match(s):
+        return int(s)
+    if _GROUPED.match(s):
+        return int(s.replace(",", ""))
+    raise ParseError(f"not a counter value: {text!r}")
+
+
+LineParser = Callable[[List[str]], Reading]

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the real-network tests use, when root and missing.
+# Without root it says what is missing; those tests then skip with that reason.
+set -u
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have ip || need+=(iproute2)
+have iptables || need+=(iptables)
+have ip6tables || need+=(iptables)
+have tc || need+=(iproute2)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "system-deps: not root; missing ${need[*]} (namespace tests will skip)" >&2
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null 2>&1 || true
+apt-get install -y -qq --no-install-recommends $(printf '%s\n' "${need[@]}" | sort -u) >/dev/null \
+  || echo "system-deps: could not install ${need[*]} (namespace tests will skip)" >&2
+exit 0

@@ -1,0 +1,154 @@
+"""`mssdiag parse` and `mssdiag diff`: offline netstat dumps."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Iterator, List, Optional
+
+import typer
+
+import parsers
+from parsers.model import COUNTERS, ParseError, Snapshot
+from toolkit import diff as diffs
+from toolkit.inputs import Outcome, read_paths
+from toolkit.output import FORMATS, error, json_array, json_lines, table
+
+PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
+OS_OPT = typer.Option(None, "--os", metavar="OS", help="Read every dump as this OS instead of detecting it: "
+                      + ", ".join(parsers.names()) + ".")
+FMT_OPT = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one array) or jsonl (one object a line).")
+JSON_OPT = typer.Option(False, "--json", help="Same as --format json.")
+QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")
+
+
+def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
+    if as_json:
+        fmt = "json"
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
+    if os_name:
+        try:
+            parsers.get(os_name)
+        except ParseError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--os")
+    return fmt
+
+
+def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool) -> Iterator[Snapshot]:
+    """Snapshots from the inputs, with a byte-count progress bar on a terminal for big inputs."""
+    total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
+        yield from read_paths(paths, os_name, outcome, error)
+        return
+    with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+        yield from read_paths(paths, os_name, outcome, error, progress=bar.update)
+
+
+def _finish(outcome: Outcome) -> None:
+    if not outcome.parsed:
+        raise typer.Exit(1)
+    if outcome.failed:
+        raise typer.Exit(3)
+
+
+def _fmt(v):
+    return "-" if v is None else v
+
+
+def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
+          as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT) -> None:
+    """Read netstat -s dumps and print their IP reassembly and fragmentation counters.
+
+    The OS and format are recognised from the text alone: prompts, `| grep frag`
+    excerpts, e-mail quoting, CRLF and UTF-16 files all work. A file may hold many
+    snapshots (`date; netstat -s` appended by cron); each gets its date.
+
+    Counters use IP-MIB names: ReasmReqds (fragments needing reassembly), ReasmOKs
+    (datagrams reassembled), ReasmFails, ReasmTimeout, FragOKs, FragFails, FragCreates.
+    `-` means the OS never prints that counter (or the excerpt left it out).
+
+    Examples:
+
+      mssdiag parse dump.txt
+
+      ssh host netstat -s | mssdiag parse - --json
+
+      mssdiag parse tickets/ --format jsonl > counters.jsonl
+
+    Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
+    3 some inputs could not be parsed (the others were, and their results are printed).
+    """
+    fmt = _check(fmt, as_json, os_name)
+    outcome = Outcome()
+    snaps = _snapshots(paths, os_name, outcome, quiet)
+    if fmt == "json":
+        json_array(s.to_dict() for s in snaps)
+    elif fmt == "jsonl":
+        json_lines(s.to_dict() for s in snaps)
+    else:
+        headers = ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
+
+        def rows():
+            for s in snaps:
+                for family in ("ipv4", "ipv6"):
+                    values = getattr(s, family)
+                    if values is not None:
+                        yield [s.source, s.index, s.os, s.host, s.taken_at, family] + [values[c] for c in COUNTERS]
+        table(rows(), headers)
+    _finish(outcome)
+
+
+def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
+         as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT) -> None:
+    """Show how the counters grew between consecutive snapshots of each host.
+
+    Give two dumps (before, after) or one file holding several snapshots. For each
+    pair: increases, rates per hour (when the dumps are dated), fragments per reassembled
+    datagram and the share of reassemblies failing. A counter that went down is
+    reported as an event, never as a negative number: `wrap` when a 32-bit counter
+    rolled over (the increase is corrected), `reset` when the host rebooted (the
+    increases across it are unknown).
+
+    Examples:
+
+      mssdiag diff before.txt after.txt
+
+      mssdiag diff cron-netstat.log --json
+
+    Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
+    3 some inputs could not be parsed (the others were, and their results are printed).
+    """
+    fmt = _check(fmt, as_json, os_name)
+    outcome = Outcome()
+    unit = lambda name: parsers.get(name).META.reasm_unit  # noqa: E731
+    pairs = diffs.deltas(_snapshots(paths, os_name, outcome, quiet), unit)
+    if outcome.snapshots == 1:
+        error("only one snapshot found: diff needs two of the same host (before and after)")
+    if fmt == "json":
+        json_array(d.to_dict() for d in pairs)
+    elif fmt == "jsonl":
+        json_lines(d.to_dict() for d in pairs)
+    else:
+        headers = ["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS) + ["frags/dgram", "fail share", "events"]
+
+        def rows():
+            for d in pairs:
+                events = ", ".join(f"{e['type']} {e.get('family', '')}.{e.get('counter', '')}".rstrip(".") for e in d.events)
+                for family in ("ipv4", "ipv6"):
+                    values = getattr(d, family)
+                    if values is None:
+                        continue
+                    r = d.ratios(family)
+                    yield ([d.host, d.from_, d.to, d.elapsed_s, family] + [values[c] for c in COUNTERS]
+                           + [r["fragments_per_datagram"], r["reasm_fail_share"], events or None])
+        table(rows(), headers)
+    if not outcome.parsed:
+        raise typer.Exit(1)
+    if len(pairs) == 0:
+        raise typer.Exit(1)
+    _finish(outcome)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("parse")(parse)
+    app.command("diff")(diff)

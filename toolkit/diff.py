@@ -1,0 +1,121 @@
+"""Counter increases between consecutive snapshots of one host, with resets and wraps named."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Dict, Iterable, List, Optional
+
+from parsers.model import COUNTERS, Snapshot
+
+WRAP32 = 2 ** 32
+# A drop is read as a 32-bit wrap only when the old value sat near the top of the range
+# and the wrapped increase is modest; anything else is a reset (a reboot).
+WRAP_ZONE = 2 ** 28
+
+
+@dataclass
+class Delta:
+    host: str
+    source: str
+    from_: str
+    to: str
+    elapsed_s: Optional[float]
+    ipv4: Optional[Dict[str, Optional[int]]]
+    ipv6: Optional[Dict[str, Optional[int]]]
+    events: List[dict] = field(default_factory=list)
+    os: str = ""
+    reasm_unit: str = "both"
+
+    def per_hour(self, family: str) -> Optional[Dict[str, Optional[float]]]:
+        values = getattr(self, family)
+        if values is None or not self.elapsed_s:
+            return None
+        return {k: (None if v is None else round(v * 3600.0 / self.elapsed_s, 3)) for k, v in values.items()}
+
+    def ratios(self, family: str) -> Dict[str, Optional[float]]:
+        """Fragments per reassembled datagram and the share of reassemblies failing."""
+        values = getattr(self, family) or {}
+        reqds, oks, fails = (values.get(k) for k in ("ReasmReqds", "ReasmOKs", "ReasmFails"))
+        per = None
+        if self.reasm_unit == "both" and reqds is not None and oks:
+            per = round(reqds / oks, 3)
+        share = None
+        if oks is not None and fails is not None and (oks + fails) > 0:
+            share = round(fails / (oks + fails), 4)
+        return {"fragments_per_datagram": per, "reasm_fail_share": share}
+
+    def to_dict(self) -> dict:
+        return {
+            "host": self.host, "source": self.source, "os": self.os,
+            "from": self.from_, "to": self.to, "elapsed_s": self.elapsed_s,
+            "ipv4": self.ipv4, "ipv6": self.ipv6,
+            "ipv4_per_hour": self.per_hour("ipv4"), "ipv6_per_hour": self.per_hour("ipv6"),
+            "ipv4_ratios": self.ratios("ipv4") if self.ipv4 is not None else None,
+            "ipv6_ratios": self.ratios("ipv6") if self.ipv6 is not None else None,
+            "events": self.events,
+        }
+
+
+def host_key(snap: Snapshot) -> str:
+    """Snapshots pair up by host; those with no host named (no prompt in the dump) pair
+    with each other, so `diff before.txt after.txt` works on bare dumps."""
+    return snap.host or ""
+
+
+def _label(snap: Snapshot) -> str:
+    return snap.taken_at or f"{snap.source}#{snap.index}"
+
+
+def elapsed(a: Optional[str], b: Optional[str]) -> Optional[float]:
+    if not a or not b:
+        return None
+    ta, tb = datetime.fromisoformat(a), datetime.fromisoformat(b)
+    if (ta.tzinfo is None) != (tb.tzinfo is None):
+        ta, tb = ta.replace(tzinfo=None), tb.replace(tzinfo=None)
+    return (tb - ta).total_seconds()
+
+
+def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict]) -> Optional[dict]:
+    if a is None or b is None:
+        return None
+    out: Dict[str, Optional[int]] = {}
+    for name in COUNTERS:
+        x, y = a.get(name), b.get(name)
+        if x is None or y is None:
+            out[name] = None
+        elif y >= x:
+            out[name] = y - x
+        elif x < WRAP32 and x >= WRAP32 - WRAP_ZONE and y < WRAP_ZONE:
+            out[name] = y + WRAP32 - x
+            events.append({"type": "wrap", "family": family, "counter": name, "from": x, "to": y})
+        else:
+            out[name] = None
+            events.append({"type": "reset", "family": family, "counter": name, "from": x, "to": y})
+    return out
+
+
+def pair(a: Snapshot, b: Snapshot, reasm_unit: str = "both") -> Delta:
+    events: List[dict] = []
+    v4 = _family(a.ipv4, b.ipv4, "ipv4", events)
+    v6 = _family(a.ipv6, b.ipv6, "ipv6", events)
+    if any(e["type"] == "reset" for e in events):
+        # A reboot resets every counter: increases across it are unknown, not the survivors' deltas.
+        v4 = None if v4 is None else dict.fromkeys(v4)
+        v6 = None if v6 is None else dict.fromkeys(v6)
+    seconds = elapsed(a.taken_at, b.taken_at)
+    if seconds is not None and seconds < 0:
+        events.append({"type": "clock", "detail": "later snapshot is dated before the earlier one"})
+        seconds = None
+    return Delta(host_key(b) or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os, reasm_unit)
+
+
+def deltas(snapshots: Iterable[Snapshot], reasm_unit=lambda os_name: "both") -> List[Delta]:
+    """One Delta per consecutive pair of snapshots of the same host, in input order."""
+    last: Dict[str, Snapshot] = {}
+    out = []
+    for snap in snapshots:
+        key = host_key(snap)
+        if key in last:
+            out.append(pair(last[key], snap, reasm_unit(snap.os)))
+        last[key] = snap
+    return out
