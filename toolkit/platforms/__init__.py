@@ -1,0 +1,53 @@
+"""Per-OS tuning knowledge, one module per OS family, keyed like the parsers (META.name).
+
+Each module offers the same small interface, so rules never branch on OS names:
+
+- NAME, TITLE, PMTUD (does the stack do PMTU discovery and advertise its MTU's MSS)
+- default_mss(release, local) -> (mss or None, why): what the stack sends a peer
+- raise_mss(path_mtu, release) -> [Recommendation]: stacks with a small legacy default
+- black_hole(path_mtu, release, family) -> [Recommendation]: host-side fixes when big
+  segments vanish or exceed the path
+- buffers(bdp) -> [Recommendation]: socket buffer sizes for a bandwidth-delay product
+
+Commands name the release they are for; where the seed gives the command (seed 004 for
+VOS, TCP_OS, FTX) it is quoted exactly.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from types import ModuleType
+from typing import Dict, Optional, Tuple
+
+NAMES = ("vos", "tcpos", "ftx", "hpux", "windows", "linux", "solaris", "aix", "bsd")
+
+
+def release_tuple(release: Optional[str]) -> Optional[Tuple[int, ...]]:
+    """'14.6.0ak' -> (14, 6, 0); 'Windows Server 2003' -> (2003,); None/'' -> None."""
+    if not release:
+        return None
+    m = re.search(r"\d+(?:\.\d+)*", str(release))
+    if not m:
+        return None
+    return tuple(int(n) for n in m.group(0).split("."))
+
+
+def before(release: Optional[str], version: Tuple[int, ...]) -> Optional[bool]:
+    """True when release < version, False when >=, None when the release is unknown."""
+    r = release_tuple(release)
+    if r is None:
+        return None
+    return r[:len(version)] < version
+
+
+_CACHE: Dict[str, ModuleType] = {}
+
+
+def get(name: Optional[str]) -> Optional[ModuleType]:
+    """The platform module for an OS name (parser META.name), or None for an unknown OS."""
+    if not name or name.lower() not in NAMES:
+        return None
+    key = name.lower()
+    if key not in _CACHE:
+        _CACHE[key] = importlib.import_module(f"{__name__}.{key}")
+    return _CACHE[key]

@@ -1,0 +1,42 @@
+"""Stratus FTX (seed 004): FTX 2.4 uses a default MSS below 1460 for non-local peers;
+FTX 3.x advertises 1460. Seed 004 names no tunable for FTX 2.4, so neither do we."""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from toolkit import calc
+from toolkit.findings import Recommendation
+from toolkit.platforms import before
+
+NAME = "ftx"
+TITLE = "Stratus FTX"
+PMTUD = True
+
+
+def legacy(release: Optional[str]) -> Optional[bool]:
+    """True on FTX 2.x (small default), False on 3.x, None when unknown."""
+    return before(release, (3,))
+
+
+def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
+    if local:
+        return None, "FTX uses the full MSS for peers on the same subnet"
+    if legacy(release):
+        return 536, "FTX 2.4 uses a default MSS smaller than 1460 for non-local peers (seed 004; 536 assumed)"
+    return None, "FTX 3.x advertises 1460 like HP-UX"
+
+
+def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
+    return [Recommendation(
+        "ftx-upgrade-3x", "Move the host to FTX 3.x, which advertises 1460",
+        [], applies_to="FTX 2.4", where="release planning",
+        caveats=["Seed 004 documents no command that changes FTX 2.4's default; none is invented here. "
+                 "Check with Stratus support whether your FTX 2.4 build has a TCP MSS tunable."])]
+
+
+def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+    return []
+
+
+def buffers(bdp: calc.Bdp) -> List[Recommendation]:
+    return []

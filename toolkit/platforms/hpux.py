@@ -1,0 +1,49 @@
+"""HP-UX 11: advertises 1460 and does PMTU discovery (seed 004): leave the MSS alone.
+
+For black holes the knob is ndd's ip_pmtu_strategy (default 2 on 11.00; 11i dropped 2):
+0 disables PMTU discovery, 3 (where supported) is what HP advises behind filters that
+drop ICMP; both can cost throughput. Persist through /etc/rc.config.d/nddconf.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from toolkit import calc
+from toolkit.findings import Recommendation
+
+NAME = "hpux"
+TITLE = "HP-UX"
+PMTUD = True
+
+
+def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
+    return None, "HP-UX advertises 1460 on Ethernet and does PMTU discovery (seed 004)"
+
+
+def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
+    return []
+
+
+def _nddconf(name: str, value: int) -> List[str]:
+    return [f"TRANSPORT_NAME[<n>]=ip", f"NDD_NAME[<n>]={name}", f"NDD_VALUE[<n>]={value}"]
+
+
+def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+    return [Recommendation(
+        "hpux-ndd-pmtu-strategy", "Stop relying on ICMP for PMTU discovery (ndd ip_pmtu_strategy)",
+        ["ndd -get /dev/ip ip_pmtu_strategy", "ndd -set /dev/ip ip_pmtu_strategy 3",
+         "# if 3 is refused on this release: ndd -set /dev/ip ip_pmtu_strategy 0",
+         "# persist: add to /etc/rc.config.d/nddconf (next free index <n>), then ndd -c"] + _nddconf("ip_pmtu_strategy", 3),
+        applies_to="HP-UX 11.x", where="root shell; /etc/rc.config.d/nddconf to survive a reboot",
+        caveats=["Strategies 0 and 3 can lower throughput (smaller segments to non-local peers): prefer the "
+                 "network fix (let ICMP type 3 code 4 through) when you control the filter.",
+                 "ndd -set alone is lost at reboot."])]
+
+
+def buffers(bdp: calc.Bdp) -> List[Recommendation]:
+    v = min(bdp.buffer_mib_rounded, 2 ** 31 - 1)
+    return [Recommendation(
+        "hpux-ndd-tcp-buffers", "Raise the default TCP window sizes for this path",
+        [f"ndd -set /dev/tcp tcp_recv_hiwater_def {v}", f"ndd -set /dev/tcp tcp_xmit_hiwater_def {v}"],
+        applies_to="HP-UX 11.x", where="root shell; persist in /etc/rc.config.d/nddconf",
+        caveats=["Applications that set SO_RCVBUF/SO_SNDBUF themselves are not affected."])]

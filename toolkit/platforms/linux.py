@@ -1,0 +1,61 @@
+"""Linux (ft Linux too): advertises its MTU's MSS and does PMTU discovery (seed 004).
+
+Black holes: packetization-layer PMTU probing (net.ipv4.tcp_mtu_probing=1, seed 003;
+it covers IPv6 too), a smaller advertised MSS on the route (advmss), or the interface
+MTU. Buffers: tcp_rmem/tcp_wmem maximum at least 2 x BDP (seed 002).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from toolkit import calc
+from toolkit.findings import Recommendation
+
+NAME = "linux"
+TITLE = "Linux"
+PMTUD = True
+SYSCTL_FILE = "/etc/sysctl.d/90-mssdiag.conf"
+
+
+def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
+    return None, "Linux advertises the interface MTU's MSS (1460 on Ethernet) and does PMTU discovery"
+
+
+def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
+    return []
+
+
+def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+    header = calc.IPV6 if family == "ipv6" else calc.IPV4
+    advmss = path_mtu - header - calc.TCP
+    ip = "ip -6" if family == "ipv6" else "ip"
+    return [
+        Recommendation(
+            "linux-tcp-mtu-probing", "Turn on TCP MTU probing (finds the path MTU without ICMP)",
+            ["sysctl -w net.ipv4.tcp_mtu_probing=1",
+             f"echo 'net.ipv4.tcp_mtu_probing = 1' >> {SYSCTL_FILE}"],
+            applies_to="Linux 2.6.17 and later (IPv4 and IPv6)", where="root shell",
+            caveats=["1 probes only after a black hole is suspected (a stall first); 2 always probes."]),
+        Recommendation(
+            "linux-route-advmss", f"Advertise MSS {advmss} on the route to the affected peers",
+            [f"{ip} route show <peer prefix>",
+             f"{ip} route change <peer prefix> via <gateway> dev <interface> advmss {advmss} mtu {path_mtu}"],
+            applies_to="Linux", where="root shell; add to the interface configuration to persist",
+            caveats=["Only connections over that route are affected; the peer's segments to us shrink too."]),
+        Recommendation(
+            "linux-interface-mtu", f"Or set the interface MTU to {path_mtu}",
+            [f"ip link set dev <interface> mtu {path_mtu}"],
+            applies_to="Linux", where="root shell; persist in the distribution's network configuration",
+            caveats=["Every destination on the interface gets the smaller MTU, local ones included."]),
+    ]
+
+
+def buffers(bdp: calc.Bdp) -> List[Recommendation]:
+    return [Recommendation(
+        "linux-tcp-buffers", f"TCP buffer maximum {bdp.buffer_mib_rounded:,} bytes ({bdp.factor} x BDP)",
+        list(bdp.sysctl) + [f"# persist: the same keys in {SYSCTL_FILE}"],
+        applies_to="Linux", where="root shell on both ends",
+        caveats=[f"BDP = {calc.human_rate(bdp.bandwidth_bps)} x {bdp.rtt_s * 1e3:g} ms = {bdp.bdp_bytes:,} bytes; "
+                 f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as seed 002 does to "
+                 f"{bdp.buffer_mib_rounded // calc.MIB} MiB.",
+                 "With BBR on a lossy path use a larger factor (seed 002: up to 4 x BDP): mssdiag calc bdp --factor 4."])]

@@ -1,0 +1,70 @@
+"""Windows: advertises 1460 and does PMTU discovery (seed 004): leave the MSS alone.
+
+Black holes: PMTU black-hole detection (EnablePMTUBHDetect, off by default) and, from
+Vista / Server 2008 on, a per-interface MTU with netsh; Windows 2000/2003 set the MTU
+in the registry per interface.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from toolkit import calc
+from toolkit.findings import Recommendation
+from toolkit.platforms import release_tuple
+
+NAME = "windows"
+TITLE = "Microsoft Windows"
+PMTUD = True
+TCPIP = r"HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters"
+
+
+def legacy(release: Optional[str]) -> Optional[bool]:
+    """True for 2000/XP/2003 (no netsh subinterface), False for Vista/2008 and later."""
+    if not release:
+        return None
+    r = str(release).lower()
+    if any(k in r for k in ("2000", "2003", "xp", "nt")):
+        return True
+    t = release_tuple(release)
+    return False if t else None
+
+
+def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
+    return None, "Windows advertises 1460 on Ethernet and does PMTU discovery (seed 004)"
+
+
+def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
+    return []
+
+
+def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+    ip = "ipv6" if family == "ipv6" else "ipv4"
+    bh = Recommendation(
+        "windows-pmtu-bh-detect", "Turn on PMTU black-hole detection",
+        [f'reg add "{TCPIP}" /v EnablePMTUBHDetect /t REG_DWORD /d 1 /f'],
+        applies_to="Windows 2000 and later", where="elevated prompt; takes effect after a reboot",
+        caveats=["Detection only starts after retransmissions time out: sessions stall a few seconds "
+                 "before the stack falls back to smaller segments."])
+    if legacy(release):
+        mtu = Recommendation(
+            "windows-registry-mtu", f"Set the interface MTU to {path_mtu} in the registry",
+            [f'reg add "{TCPIP}\\Interfaces\\{{<interface GUID>}}" /v MTU /t REG_DWORD /d {path_mtu} /f'],
+            applies_to="Windows 2000 / XP / Server 2003", where="elevated prompt; reboot",
+            caveats=["Find the GUID under ...\\Tcpip\\Parameters\\Interfaces by the interface's IP address."])
+    else:
+        mtu = Recommendation(
+            "windows-netsh-mtu", f"Set the interface MTU to {path_mtu}",
+            [f"netsh interface {ip} show subinterfaces",
+             f'netsh interface {ip} set subinterface "<interface name>" mtu={path_mtu} store=persistent'],
+            applies_to="Windows Vista / Server 2008 and later", where="elevated prompt",
+            caveats=["Lowers the MTU for every destination on that interface, not just the broken path."])
+    return [bh, mtu]
+
+
+def buffers(bdp: calc.Bdp) -> List[Recommendation]:
+    return [Recommendation(
+        "windows-autotuning", "Let receive-window auto-tuning grow the window to the BDP",
+        ["netsh interface tcp show global", "netsh interface tcp set global autotuninglevel=normal"],
+        applies_to="Windows Vista / Server 2008 and later", where="elevated prompt",
+        caveats=[f"The window needs to reach {bdp.bdp_bytes:,} bytes (one BDP); 'restricted' or 'disabled' "
+                 "auto-tuning caps it far below that."])]
