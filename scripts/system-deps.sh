@@ -8,6 +8,10 @@ have ip || need+=(iproute2)
 have iptables || need+=(iptables)
 have ip6tables || need+=(iptables)
 have tc || need+=(iproute2)
+have nstat || need+=(iproute2)
+have netstat || need+=(net-tools)
+have tracepath || need+=(iputils-tracepath)
+have scamper || need+=(scamper)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "system-deps: not root; missing ${need[*]} (namespace tests will skip)" >&2
