@@ -6,7 +6,7 @@ from typing import Optional
 import typer
 
 from toolkit import __version__
-from toolkit.cli import offline
+from toolkit.cli import lab, offline
 
 app = typer.Typer(
     name="mssdiag",
@@ -33,6 +33,7 @@ def root(version: Optional[bool] = typer.Option(
 
 
 offline.register(app)
+app.add_typer(lab.app, name="lab")
 
 
 def main() -> None:
