@@ -1,0 +1,123 @@
+"""Oracle Solaris and illumos `netstat -s`: MIB variables as `name = value`, two a line.
+
+netstat prints every pair with "\\t%-20s=%6u", so values of a million or more fill the
+field and glue to the `=`, and a 20-character name glues to it from the other side:
+
+    IPv4    ipForwarding        =     2     ipDefaultTTL        =   255
+            ipInReceives        =436389720  ipInHdrErrors       =     0
+            ipReasmTimeout      =    15     ipReasmReqds        =2293219011
+            ...
+    IPv6    ipv6Forwarding      =     2     ipv6DefaultHopLimit =     0
+            ipv6InDelivers      =207281793  ipv6OutForwDatagrams=     0
+
+Solaris 8/9 (and later releases when /etc/default/inet_type keeps IPv4 only) call the
+section "IP", with the header on its own line. `netstat -s -a` adds one "IPv6 for <if>"
+section per interface before the summed "IPv6" one; only the sum is read. UDP, TCP,
+RAWIP, ICMP, IGMP and SCTP print in the same shape; their names never start with
+ip/ipv6, so they cannot leak into the IP counters.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional
+
+from . import base
+from .model import Meta, Reading
+
+META = Meta(
+    name="solaris",
+    title="Oracle Solaris / illumos",
+    covers=("SunOS 5.x / Solaris 2.6 to 11.4", "illumos: OpenIndiana, OmniOS, SmartOS"),
+    formats=("netstat -s", "netstat -s -P ip / -P ipv6", "netstat -s -a", "netstat -s -T d interval",
+             "netstat -s | grep excerpt"),
+    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    reasm_unit="both",
+    semantics=(
+        "The IP-MIB variables themselves (RFC 1213 / RFC 2465): ipReasmReqds counts fragments "
+        "received that needed reassembly, ipReasmOKs datagrams reassembled, ipReasmFails "
+        "failures of any kind; ipFragOKs, ipFragFails and ipFragCreates the outgoing side. "
+        "ipReasmTimeout is the reassembly timeout in seconds (a setting, typically 15 or 60), "
+        "not a count of timeouts: it is kept in raw only and ReasmTimeout is always null. "
+        "ipReasmDuplicates and ipReasmPartDups (fragments wholly or partly duplicated) have "
+        "no IP-MIB counterpart and stay in raw. IPv6 uses ipv6ReasmReqds, ipv6ReasmOKs, "
+        "ipv6ReasmFails, ipv6OutFragOKs, ipv6OutFragFails, ipv6OutFragCreates. Counters are "
+        "32-bit and wrap; old releases printed them signed, so past 2^31 they show negative."),
+)
+
+IPV4 = {"ipreasmreqds": "ReasmReqds", "ipreasmoks": "ReasmOKs", "ipreasmfails": "ReasmFails",
+        "ipfragoks": "FragOKs", "ipfragfails": "FragFails", "ipfragcreates": "FragCreates"}
+IPV6 = {"ipv6reasmreqds": "ReasmReqds", "ipv6reasmoks": "ReasmOKs", "ipv6reasmfails": "ReasmFails",
+        "ipv6outfragoks": "FragOKs", "ipv6outfragfails": "FragFails", "ipv6outfragcreates": "FragCreates"}
+# Kept in raw beside the counters: the timeout setting and the duplicate counts.
+RAW_ONLY = {"ipreasmtimeout", "ipreasmduplicates", "ipreasmpartdups",
+            "ipv6reasmduplicates", "ipv6reasmpartdups"}
+
+_PAIR = re.compile(r"(?<![\w.:])(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
+# `IPv4    ipForwarding = 2 ...` (header inline) or `IP` / `IPv6 for hme0` alone on a line.
+_SECTION = re.compile(r"^\s*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:\s*$|:\s*$|\s+(?=[a-z][A-Za-z0-9]*\s*=))")
+
+_DETECT_IP = re.compile(r"(?<![\w.:])ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
+                        r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I)
+_DETECT_MIB = re.compile(r"(?<![\w.:])(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d")
+_DETECT_HEADER = re.compile(r"^[\s>]*(?:IPv4|IPv6|IP|RAWIP|UDP|TCP|ICMPv4|SCTP)[ \t]+[a-z]\w*\s*=", re.M)
+
+
+def detect(text: str) -> float:
+    ip = {m.group(0).split("=")[0].strip().lower() for m in _DETECT_IP.finditer(text)}
+    if not ip:
+        return 0.3 if len(_DETECT_MIB.findall(text)) >= 4 else 0.0
+    score = 0.75 + 0.03 * len(ip) + (0.1 if _DETECT_HEADER.search(text) else 0.0)
+    return min(1.0, score)
+
+
+def read(lines: List[str]) -> Reading:
+    reading = Reading(format="netstat -s", ipv4=None)
+    v4: Optional[Dict[str, int]] = None
+    v6: Optional[Dict[str, int]] = None
+    section = ""
+    for line in lines:
+        m = _SECTION.match(line)
+        if m:
+            section = m["sec"]
+        if section.startswith("IPv6 for "):
+            continue  # per-interface detail of `netstat -s -a`; the summed IPv6 section follows
+        for pair in _PAIR.finditer(line):
+            name, value = pair["name"], pair["value"]
+            key = name.lower()
+            if key in IPV4 or key in IPV6 or key in RAW_ONLY:
+                reading.raw[name] = value
+            if key.startswith("ipv6") and (key in IPV6 or key in RAW_ONLY):
+                v6 = {} if v6 is None else v6
+            elif key.startswith("ip") and (key in IPV4 or key in RAW_ONLY):
+                v4 = {} if v4 is None else v4
+            counter = IPV4.get(key) or IPV6.get(key)
+            if counter is None:
+                continue
+            number = _value(name, value, reading)
+            if number is not None:
+                (v6 if key in IPV6 else v4)[counter] = number  # type: ignore[index]
+        if section in ("IP", "IPv4") and v4 is None and _PAIR.search(line):
+            v4 = {}
+        elif section == "IPv6" and v6 is None and _PAIR.search(line):
+            v6 = {}
+    reading.ipv4, reading.ipv6 = v4, v6
+    for fam, values, names in (("IPv4", v4, IPV4), ("IPv6", v6, IPV6)):
+        if values is not None and not values and not any(k.lower() in names for k in reading.raw):
+            reading.warnings.append(f"{fam} section holds none of the reassembly/fragmentation "
+                                    "counters (truncated output?)")
+    return reading
+
+
+def _value(name: str, value: str, reading: Reading) -> Optional[int]:
+    if re.fullmatch(r"-\d+", value):
+        wrapped = int(value) + 2 ** 32
+        reading.warnings.append(
+            f"{name!r}: value {value!r} is negative: this netstat printed a 32-bit counter as "
+            f"signed; the count is probably {wrapped}; counter left out")
+        return None
+    return base.value_of(name, value, reading)
+
+
+def parse(text: str):
+    return base.parse_text(text, META, read)

@@ -1,0 +1,184 @@
+"""Microsoft Windows `netstat -s` and `netstat -e -s` (seed 004, Figure 6c).
+
+NT 4.0 and 2000 print one "IP Statistics" section; XP/2003 with IPv6 and every release
+since Vista print "IPv4 Statistics" and "IPv6 Statistics" with the same labels, so the
+section header alone says which family a line belongs to:
+
+    IPv4 Statistics
+
+      Packets Received                   = 6268757
+      ...
+      Reassembly Required                = 3095
+      Reassembly Successful              = 1534
+      Reassembly Failures                = 1534
+      Datagrams Successfully Fragmented  = 2268
+      Datagrams Failing Fragmentation    = 0
+      Fragments Created                  = 4539
+
+`netstat -e -s` puts "Interface Statistics" first. netstat.exe prints its values with
+%u: plain digits, no thousands separators, never negative. Files saved by PowerShell 5
+(`netstat -s > x.txt`) are UTF-16LE with a BOM and CRLF endings; parsers.text decodes
+them before these functions see a line.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional
+
+from . import base
+from .model import Meta, Reading
+
+META = Meta(
+    name="windows",
+    title="Microsoft Windows",
+    covers=("Windows NT 4.0", "Windows 2000", "Windows XP", "Windows Server 2003",
+            "Windows Vista, 7, 8, 8.1, 10, 11", "Windows Server 2008 to 2022",
+            "English and German netstat labels"),
+    formats=("netstat -s", "netstat -e -s", "netstat -s -p ip / -p ipv6",
+             "netstat -s | findstr excerpt", "PowerShell-saved UTF-16LE files",
+             "date /t + time /t + netstat -s logs (Task Scheduler)"),
+    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    reasm_unit="both",
+    semantics=(
+        "Counts both: 'Reassembly Required' goes up once per fragment received and "
+        "'Reassembly Successful' once per datagram put back together, so about two "
+        "fragments per datagram (seed Fig. 6c: 5668 required, 2834 successful). "
+        "'Datagrams Successfully Fragmented' counts outgoing datagrams split, 'Fragments "
+        "Created' the pieces sent, 'Datagrams Failing Fragmentation' datagrams dropped "
+        "because DF was set. NT 4.0/2000 print one 'IP Statistics' section (IPv4); XP/2003 "
+        "and later print 'IPv4 Statistics' and 'IPv6 Statistics' with identical labels, "
+        "kept apart by their headers. netstat never prints a count of reassembly "
+        "timeouts, so ReasmTimeout is null; a 'Reassembly Timeout' line, where some tool "
+        "prints one, is the timeout setting and stays in raw only. Windows Vista before "
+        "hotfix KB949130 over-counts 'Reassembly Failures' (it can equal 'Reassembly "
+        "Successful'). Older releases keep 32-bit counters that wrap."),
+)
+
+LABELS: Dict[str, str] = {
+    # English (every release)
+    "reassembly required": "ReasmReqds",
+    "reassembly successful": "ReasmOKs",
+    "reassembly failures": "ReasmFails",
+    "datagrams successfully fragmented": "FragOKs",
+    "datagrams failing fragmentation": "FragFails",
+    "fragments created": "FragCreates",
+    # German (seen on Windows 8.1 in ChristianRe/CRWinNetDiag's sample output)
+    "reassemblierung erforderlich": "ReasmReqds",
+    "reassemblierung erfolgreich": "ReasmOKs",
+    "reassemblierung erfolglos": "ReasmFails",
+    "erfolgreiche datagrammfragmentierung": "FragOKs",
+    "erfolglose datagrammfragmentierung": "FragFails",
+    "erzeugte fragmente": "FragCreates",
+}
+# Printed by some tools beside the counters; a setting in seconds, never a count.
+SETTINGS = {"reassembly timeout"}
+
+# `  Label = value`; anything after the value is kept so it can be warned about.
+_LINE = re.compile(r"^\s*(?P<label>[^=\s][^=]*?)\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$")
+# A header line: words only, no `=`, no number standing alone (IPv4 / ICMPv6 are words).
+_HEADER = re.compile(r"^(?!.*=)(?!.*(?<![A-Za-z\d])\d)\s*\S.*$")
+_WORD = re.compile(r"[^\W\d_]+\d*", re.U)
+
+_DETECT_STRONG = re.compile(
+    r"^[\s>]*(?:Reassembly (?:Required|Successful|Failures)|Datagrams (?:Successfully Fragmented"
+    r"|Failing Fragmentation)|Fragments Created|Reassemblierung (?:erforderlich|erfolgreich|erfolglos)"
+    r"|Erfolg(?:reiche|lose) Datagrammfragmentierung|Erzeugte Fragmente)\s*=\s*\d", re.M | re.I)
+_DETECT_WEAK = re.compile(
+    r"^[\s>]*(?:(?:IP|IPv4|IPv6) Statistics|IPv[46]-Statistik|Interface Statistics"
+    r"|(?:Packets Received|Received Header Errors|Received Address Errors|Output Requests"
+    r"|Received Packets Discarded|Empfangene Pakete)\s*=\s*\d)", re.M | re.I)
+
+
+def detect(text: str) -> float:
+    strong = {m.group(0).split("=")[0].strip(" \t>").lower() for m in _DETECT_STRONG.finditer(text)}
+    weak = len(_DETECT_WEAK.findall(text))
+    if not strong and not weak:
+        return 0.0
+    if not strong:
+        return min(0.5, 0.3 + 0.05 * weak)
+    return min(1.0, 0.7 + 0.08 * len(strong) + 0.02 * weak)
+
+
+def _family(header: str) -> Optional[str]:
+    """Which section a header opens: ipv4, ipv6, other (ICMP, TCP, UDP, interface) or None."""
+    words = [w.lower() for w in _WORD.findall(header)]
+    if not words or len(words) > 5:  # > 5: prose around a pasted dump, not a header
+        return None
+    joined = " ".join(words)
+    if any(w.startswith(("icmp", "tcp", "udp")) for w in words) or "interface" in words \
+            or "schnittstelle" in joined or "schnittstellenstatistik" in joined:
+        return "other"
+    if "ipv6" in words:
+        return "ipv6"
+    if "ipv4" in words or "ip" in words:
+        return "ipv4"
+    return None
+
+
+def read(lines: List[str]) -> Reading:
+    reading = Reading(format="netstat -s", ipv4=None)
+    found: Dict[str, Dict[str, int]] = {}
+    labelled: Dict[str, int] = {}     # counter-shaped lines seen per IP section
+    family: Optional[str] = None      # None: before any header (a findstr excerpt)
+    header = ""
+    headerless = False
+    for line in lines:
+        if _HEADER.match(line):
+            fam = _family(line)
+            if fam is not None:
+                family, header = fam, line.strip()
+                if fam in ("ipv4", "ipv6"):
+                    found.setdefault(fam, {})
+                    labelled.setdefault(fam, 0)
+                if line.strip().lower().startswith(("interface statistics", "schnittstellenstatistik")):
+                    reading.format = "netstat -e -s"
+            continue
+        if family == "other":
+            continue
+        m = _LINE.match(line)
+        if not m:
+            continue
+        label = " ".join(m["label"].split())
+        key = label.lower()
+        target = family or "ipv4"
+        if key in SETTINGS:
+            reading.raw[_raw_key(header, label)] = m["value"]
+            continue
+        name = LABELS.get(key)
+        if family is not None:
+            labelled[target] = labelled.get(target, 0) + 1
+        if name is None:
+            continue
+        if family is None:
+            headerless = True
+            found.setdefault("ipv4", {})
+        reading.raw[_raw_key(header, label)] = m["value"]
+        if m["rest"]:
+            reading.warnings.append(
+                f"{label!r}: text after the value ignored: {m['rest']!r}")
+        value = base.value_of(label, m["value"], reading)
+        if value is not None:
+            found[target][name] = value
+    for fam in ("ipv4", "ipv6"):
+        if fam in found and not found[fam] and labelled.get(fam):
+            reading.warnings.append(
+                f"{'IPv6' if fam == 'ipv6' else 'IPv4'} section: none of its {labelled[fam]} labels "
+                "is a reassembly or fragmentation label this parser knows (localized Windows?); "
+                "counters left out")
+    if headerless:
+        reading.format = "netstat -s excerpt"
+        reading.warnings.append(
+            "no 'IP/IPv4/IPv6 Statistics' header before the counters: read as IPv4; Vista and "
+            "later print the same labels again for IPv6, so a second block of them is IPv6")
+    reading.ipv4 = found.get("ipv4")
+    reading.ipv6 = found.get("ipv6")
+    return reading
+
+
+def _raw_key(header: str, label: str) -> str:
+    return f"{header}: {label}" if header else label
+
+
+def parse(text: str):
+    return base.parse_text(text, META, read)
