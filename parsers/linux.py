@@ -1,0 +1,323 @@
+"""Linux (and Stratus ft Linux, seed 004 Figure 6g): net-tools `netstat -s`, /proc/net/snmp,
+/proc/net/snmp6 and iproute2 `nstat`.
+
+Every form reads the same kernel MIB (net/ipv4/proc.c snmp4_ipstats_list, net/ipv6/proc.c):
+
+    netstat -s              Ip:                          (net-tools, statistics.c)
+                                15 reassemblies required
+                                5 packets reassembled ok
+    /proc/net/snmp          Ip: Forwarding DefaultTTL ... ReasmTimeout ReasmReqds ...
+                            Ip: 1 64 ... 0 15 ...
+    /proc/net/snmp6         Ip6ReasmReqds                   0
+    nstat / nstat -az       #kernel
+                            IpReasmReqds                    15                 0.0
+
+net-tools wording changed over the years (statistics.c, all versions): ReasmFails is
+"packet reassembles failed" up to 1.60 and "packet reassemblies failed" later; FragOKs is
+"fragments received ok" (it counts outgoing datagrams fragmented, whatever it says) and in
+later 2.x "outgoing packets fragmented ok"; FragFails "fragments failed", later "outgoing
+packets failed fragmentation". Since about 1.60 all seven reassembly/fragmentation lines are
+`opt_number`: net-tools leaves a line out when its value is 0.
+
+Zero omission versus excerpt (the rule this module applies):
+- An `Ip:` / `Ip6:` section is *unfiltered* when it holds the lines net-tools always prints
+  ("total packets received", "incoming packets delivered", "requests sent out"). Without them
+  (no header, or a `grep` that kept the header) the text is an excerpt: counters not shown
+  are unknown (None).
+- An unfiltered section that is *complete* -- another section header (`Icmp:`, `Udp:`...)
+  follows it, or a line net-tools prints after the fragment block (`OutTransmits: N`,
+  "outgoing multicast packets", `Ip6InOctets: N`...) -- gives 0 for every counter not shown.
+- An unfiltered section that simply stops (a paste cut short) gives 0 only for the counters
+  the kernel orders before the last one shown (net-tools prints in kernel column order, so
+  those were left out for being zero); the ones after it stay None, with a warning.
+
+nstat leaves zero counters out unless run with -z, and prints only counters matching its
+pattern arguments. A counter it does not show is taken as 0 only when the output has the
+`#kernel` header and counters outside the IP groups too (Icmp, Tcp, Udp...): evidence that it
+was not narrowed to a pattern. nstat without -a prints increases since its previous run, and
+nothing in the text says which mode ran, so every nstat snapshot carries a warning.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from . import base
+from .model import COUNTERS, Meta, Reading
+
+META = Meta(
+    name="linux",
+    title="Linux",
+    covers=("Linux 2.0 to 6.x", "Stratus ft Linux"),
+    formats=("netstat -s (net-tools 1.x and 2.x wordings)", "netstat -s -6", "netstat -s | grep excerpt",
+             "/proc/net/snmp", "/proc/net/snmp6", "nstat", "nstat -az"),
+    ipv4=COUNTERS,
+    ipv6=COUNTERS,
+    reasm_unit="both",
+    semantics=(
+        "Counts both, like STCP (seed Fig. 6g: 15 reassemblies required, 5 packets reassembled ok): "
+        "ReasmReqds goes up once per fragment received, ReasmOKs once per datagram reassembled. "
+        "ReasmTimeout is a count, not a setting: the kernel adds 1 (and 1 to ReasmFails) each time "
+        "a reassembly queue expires (net/ipv4/ip_fragment.c ip_expire), so it counts incomplete "
+        "datagrams given up, not fragments, although net-tools calls it 'fragments dropped after "
+        "timeout'. FragOKs counts outgoing datagrams fragmented (net-tools before 2.x prints it as "
+        "'fragments received ok'), FragCreates the fragments made from them, FragFails datagrams "
+        "that needed fragmenting but had DF set. IPv6 (Ip6:, Ip6* names) has the same meanings. "
+        "nstat without -a prints increases since its previous run: such snapshots are already "
+        "deltas, and a diff between two of them means nothing."
+    ),
+)
+
+ORDER = ("ReasmTimeout", "ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates")
+
+LABELS = {
+    "fragments dropped after timeout": "ReasmTimeout",
+    "reassemblies required": "ReasmReqds",
+    "packets reassembled ok": "ReasmOKs",
+    "packet reassembles failed": "ReasmFails",       # net-tools <= 1.60
+    "packet reassemblies failed": "ReasmFails",      # later net-tools
+    "fragments received ok": "FragOKs",              # really: outgoing datagrams fragmented
+    "outgoing packets fragmented ok": "FragOKs",
+    "fragments failed": "FragFails",
+    "outgoing packets failed fragmentation": "FragFails",
+    "fragments created": "FragCreates",
+}
+# Lines net-tools always prints (type `number`) in Ip: and Ip6: -- their presence means no grep.
+ALWAYS = {"total packets received", "incoming packets delivered", "requests sent out"}
+# Lines the kernel orders before the reassembly block, in Ip: and Ip6:.
+BEFORE_BLOCK = ALWAYS | {
+    "with invalid headers", "with invalid addresses", "forwarded", "with unknown protocol",
+    "incoming packets discarded", "outgoing packets dropped", "dropped because of missing route",
+    "with packets too big", "incoming packets with no route", "with truncated packets",
+}
+
+_SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
+_COUNT_LINE = re.compile(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
+_NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
+_FORWARDING = re.compile(r"^\s*(?:Forwarding is \w+|Default TTL is \d+)\s*$")
+# /proc/net/snmp: a header line of names, then the same group with values.
+_SNMP_HEADER = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
+_SNMP_VALUES = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
+# /proc/net/snmp6 (`Ip6ReasmReqds  0`) and nstat (`IpReasmReqds  12  0.0`).
+_KERNEL_NAME = re.compile(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm|Frag)[A-Za-z]+)\s+(?P<value>\S+)(?:\s+(?P<rate>\S+))?\s*$")
+_NSTAT_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)\s+\S+\s+\d+(?:\.\d+)?\s*$")
+_NSTAT_OTHER_GROUP = re.compile(r"^(?:Icmp|Tcp|Udp|Sctp|MPTcp|Xfrm|TcpExt)")
+_NSTAT_HEADER = re.compile(r"^\s*#kernel\s*$")
+
+
+class _Section:
+    def __init__(self, name: str):
+        self.name = name
+        self.values: Dict[str, Optional[int]] = {}
+        self.labels: set = set()
+        self.last_block: Optional[int] = None   # index in ORDER of the last reassembly line seen
+        self.after_block = False                # a line net-tools prints after FragCreates
+        self.last_known = -1                    # position of the last block / before-block line
+        self.positions = 0
+        self.closed = False
+
+
+def _netstat(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict], Optional[str]]:
+    sections: List[_Section] = []
+    current: Optional[_Section] = None
+    loose = _Section("")          # lines before any section header: a `| grep` excerpt
+    headed = False
+    for line in lines:
+        m = _SECTION.match(line)
+        if m:
+            headed = True
+            if current is not None:
+                current.closed = True
+            current = _Section(m["name"]) if m["name"] in ("Ip", "Ip6") else None
+            if current is not None:
+                sections.append(current)
+            continue
+        target = current if current is not None else (None if headed else loose)
+        if target is None:
+            continue                  # Icmp:, Udp:, UdpLite:, Sctp:... never feed the IP counters
+        target.positions += 1
+        cm = _COUNT_LINE.match(line)
+        if cm is None:
+            if _NAMED_LINE.match(line) and not line.lstrip().startswith("Forwarding:") and target.last_known >= 0:
+                target.after_block = True     # `OutTransmits: 908`, `Ip6InOctets: 128`
+            continue
+        label = " ".join(cm["label"].split()).lower()
+        name = LABELS.get(label)
+        if name is None:
+            if label in BEFORE_BLOCK:
+                target.labels.add(label)
+                target.last_known = target.positions
+            elif target.last_known >= 0:
+                target.after_block = True     # "outgoing multicast packets" and the like
+            continue
+        key = ("Ip6: " if target.name == "Ip6" else "") + " ".join(cm["label"].split())
+        reading.raw[key] = cm["value"]
+        target.values[name] = base.value_of(key, cm["value"], reading)
+        target.last_block = ORDER.index(name)
+        target.last_known = target.positions
+        target.after_block = False
+
+    v4: Optional[dict] = None
+    v6: Optional[dict] = None
+    kinds: List[str] = []
+    for sec in sections:
+        found = _fill(sec, reading)
+        if found is None:
+            continue
+        kinds.append("netstat -s" if ALWAYS <= sec.labels else "netstat -s excerpt")
+        if sec.name == "Ip" and v4 is None:
+            v4 = found
+        elif sec.name == "Ip6" and v6 is None:
+            v6 = found
+    if loose.values and v4 is None:
+        v4 = {k: v for k, v in loose.values.items() if v is not None}
+        kinds.append("netstat -s excerpt")
+    kind = "netstat -s" if "netstat -s" in kinds else (kinds[0] if kinds else None)
+    return v4, v6, kind
+
+
+def _fill(sec: _Section, reading: Reading) -> Optional[dict]:
+    values = {k: v for k, v in sec.values.items() if v is not None}
+    if not ALWAYS <= sec.labels:
+        return values if sec.values else None        # filtered: what it shows, nothing more
+    if sec.closed or sec.after_block:
+        return {name: values.get(name, 0) for name in ORDER}
+    last = -1 if sec.last_block is None else sec.last_block
+    out = {name: values.get(name, 0) for name in ORDER[: last + 1]}
+    unknown = ORDER[last + 1:]
+    if unknown:
+        reading.warnings.append(
+            f"{sec.name}: section ends without the next section header (cut short?): "
+            f"{', '.join(unknown)} left unknown instead of taken as 0")
+    return out
+
+
+def _snmp(lines: List[str], reading: Reading) -> Tuple[Optional[dict], bool]:
+    v4: Optional[dict] = None
+    seen = False
+    header: Optional[Tuple[str, List[str]]] = None
+    for line in lines:
+        h = _SNMP_HEADER.match(line)
+        if h:
+            header = (h["group"], h["names"].split())
+            continue
+        v = _SNMP_VALUES.match(line)
+        if v and header is not None and v["group"] == header[0]:
+            group, names = header
+            header = None
+            if group != "Ip":
+                seen = True
+                continue
+            seen = True
+            values = v["values"].split()
+            if len(values) != len(names):
+                reading.warnings.append(
+                    f"/proc/net/snmp Ip: {len(names)} names but {len(values)} values; IPv4 counters left out")
+                v4 = {}
+                continue
+            v4 = {}
+            for col, value in zip(names, values):
+                if col in COUNTERS:
+                    reading.raw[f"Ip: {col}"] = value
+                    number = base.value_of(f"Ip: {col}", value, reading)
+                    if number is not None:
+                        v4[col] = number
+            continue
+        header = None
+    return v4, seen
+
+
+def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict], bool, bool]:
+    """/proc/net/snmp6 and nstat lines: (ipv4, ipv6, any nstat line, any snmp6 line)."""
+    v4: Dict[str, Optional[int]] = {}
+    v6: Dict[str, Optional[int]] = {}
+    nstat = snmp6 = False
+    for line in lines:
+        m = _KERNEL_NAME.match(line)
+        if not m:
+            continue
+        name = m["name"]
+        family, counter = (v6, name[3:]) if name.startswith("Ip6") else (v4, name[2:])
+        if counter not in COUNTERS:
+            continue
+        if m["rate"] is not None:
+            nstat = True
+        else:
+            snmp6 = True
+        reading.raw[name] = m["value"]
+        number = base.value_of(name, m["value"], reading)
+        if number is not None:
+            family[counter] = number
+    return (v4 or None), (v6 or None), nstat, snmp6
+
+
+def read(lines: List[str]) -> Reading:
+    reading = Reading(format="netstat -s", ipv4=None)
+    formats: List[str] = []
+
+    v4, v6, kind = _netstat(lines, reading)
+    if kind:
+        formats.append(kind)
+
+    snmp_v4, snmp_seen = _snmp(lines, reading)
+    if snmp_seen:
+        formats.append("/proc/net/snmp")
+        if snmp_v4 is not None and v4 is None:
+            v4 = snmp_v4
+
+    n4, n6, is_nstat, is_snmp6 = _named(lines, reading)
+    kernel_header = any(_NSTAT_HEADER.match(line) for line in lines)
+    if is_nstat or (kernel_header and not is_snmp6):
+        formats.append("nstat")
+        reading.warnings.append(
+            "nstat: values are increases since nstat's previous run unless it ran with -a; "
+            "the text does not say which, and a diff between two increase snapshots means nothing")
+        groups = {m["name"] for m in map(_NSTAT_ANY.match, lines) if m}
+        broad = kernel_header and any(_NSTAT_OTHER_GROUP.match(g) for g in groups)
+        has_v4 = any(g.startswith("Ip") and not g.startswith("Ip6") for g in groups)
+        has_v6 = any(g.startswith("Ip6") for g in groups)
+        if broad and has_v4:
+            n4 = {name: (n4 or {}).get(name, 0) for name in COUNTERS}
+        if broad and has_v6:
+            n6 = {name: (n6 or {}).get(name, 0) for name in COUNTERS}
+    elif is_snmp6:
+        formats.append("/proc/net/snmp6")
+    if n4 is not None and v4 is None:
+        v4 = n4
+    if n6 is not None and v6 is None:
+        v6 = n6
+
+    reading.ipv4 = v4
+    reading.ipv6 = v6
+    reading.format = " + ".join(dict.fromkeys(formats)) or "netstat -s"
+    return reading
+
+
+# -------------------------------------------------------------------- detection
+
+_STRONG = re.compile(
+    r"reassemblies required|packet reassembl(?:e|ie)s failed|fragments received ok"
+    r"|outgoing packets fragmented ok|outgoing packets failed fragmentation"
+    r"|incoming packets delivered|requests sent out"
+    r"|^\s*Ip: Forwarding DefaultTTL|^\s*Ip6?(?:Reasm|Frag)[A-Za-z]+\s+\d|^\s*#kernel\s*$|^\s*Ip6?:\s*$",
+    re.M)
+_DIGITS = re.compile(r"\s+\d.*$")
+_WEAK = re.compile(r"packets reassembled ok|fragments dropped after timeout|fragments created|total packets received")
+# BSD / HP-UX / FTX / TCP_OS wording (and their lower-case `ip:` headers) is not Linux.
+_NOT_LINUX = re.compile(
+    r"fragments received\s*$|dup or out of space|output datagrams fragmented|datagrams that can't be fragmented"
+    r"|^\s*ip6?:\s*$|Reassembly Required|IPv[46] Statistics|^\s*IP Statistics",
+    re.M)
+
+
+def detect(text: str) -> float:
+    strong = {_DIGITS.sub("", m.group(0).strip()) for m in _STRONG.finditer(text)}
+    if strong:
+        return round(min(1.0, 0.8 + 0.05 * len(strong)), 2)
+    if _NOT_LINUX.search(text):
+        return 0.0
+    return 0.3 if _WEAK.search(text) else 0.0
+
+
+def parse(text: str):
+    return base.parse_text(text, META, read)
