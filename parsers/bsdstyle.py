@@ -1,0 +1,164 @@
+"""Reading BSD-style `netstat -s` IP sections: shared by the bsd, aix, hpux, ftx and tcpos parsers.
+
+These stacks print a protocol name alone on a line (`ip:`, `ip6:`, `ipv6:`, `tcp:`, `udp:`,
+`icmp:` ...) and under it one counter a line, count first:
+
+    ip:
+            8 fragments received
+            0 fragments dropped (dup or out of space)
+            0 fragments dropped after timeout
+
+Only `ip:` counts for IPv4 and only `ip6:` / `ipv6:` for IPv6; every other section (udp,
+icmp, sctp, igmp, ipsec ...) may use the same words and is skipped. Text with no section
+header at all (`netstat -s | grep fragment`) is read as the IPv4 `ip:` section, because
+that is what a grep over a whole dump shows first and the seed's figures are IPv4.
+
+Not a parser itself: it has no META, so the registry skips it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from .base import COUNT_FIRST, value_of
+from .model import COUNTERS, Reading
+
+# A protocol section header: one word and a colon, alone on its line. Sub-headers inside a
+# section ("Input histogram:", "Mbuf statistics:") have a space, so they do not end it.
+SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w.-]*)\s*:\s*$")
+IPV4_SECTIONS = frozenset({"ip"})
+IPV6_SECTIONS = frozenset({"ip6", "ipv6"})
+
+Labels = Sequence[Tuple[str, "re.Pattern[str]"]]
+
+
+def labels(*pairs: Tuple[str, str]) -> Labels:
+    """(IP-MIB name, regex over the lower-cased label with spaces folded) pairs."""
+    out = []
+    for name, rx in pairs:
+        if name not in COUNTERS:
+            raise ValueError(f"not an IP-MIB counter name: {name}")
+        out.append((name, re.compile(rx)))
+    return tuple(out)
+
+
+# The words every BSD-derived stack uses. Singular forms because FreeBSD prints
+# "1 fragment received" and macOS "0 fragment received"; macOS also nests the drop and
+# reassembly lines under "fragments received" without repeating the word "fragments".
+# ReasmFails sums the per-fragment drop lines other than the timeout one: "dup or out of
+# space" and OpenBSD/NetBSD "malformed fragments dropped" (a separate kernel counter, so
+# the sum never counts a fragment twice). Timeouts go to ReasmTimeout only.
+COMMON: Labels = labels(
+    ("ReasmReqds", r"fragments? received"),
+    ("ReasmFails", r"(?:fragments? )?dropped \(dup or out of space\)"),
+    ("ReasmFails", r"malformed fragments? dropped"),
+    ("ReasmTimeout", r"(?:fragments? )?dropped after timeout"),
+    ("ReasmOKs", r"(?:packets? )?reassembled ok"),
+    ("FragOKs", r"output datagrams? fragmented"),
+    ("FragCreates", r"fragments? created"),
+    ("FragFails", r"datagrams? that can'?t be fragmented"),
+)
+
+# Lines only the BSD family prints (Linux net-tools shares "fragments dropped after
+# timeout", "packets reassembled ok" and "fragments created", so those alone prove nothing).
+_FAMILY_ONLY = re.compile(
+    r"^[ \t>]*\d[\d,]*[ \t]+(?:fragments? received|fragments? dropped \(dup or out of space\)"
+    r"|output datagrams? fragmented|datagrams? that can'?t be fragmented|malformed fragments? dropped"
+    r"|datagrams? reassembled)[ \t]*$", re.M | re.I)
+_SHARED = re.compile(
+    r"^[ \t>]*\d[\d,]*[ \t]+(?:fragments? dropped after timeout|packets? reassembled ok|fragments? created)[ \t]*$",
+    re.M | re.I)
+_IP_HEADER = re.compile(r"^[ \t>]*ip:[ \t]*$", re.M)
+# Linux net-tools / nstat wording: such text belongs to the Linux parser, not to this family.
+_LINUX = re.compile(r"reassemblies required|fragments received ok|packet reassembl(?:es|ies) failed"
+                    r"|^[ \t>]*(?:Ip|IpExt|TcpExt|IcmpMsg):[ \t]*$|\bIpReasm|\bIp6Reasm", re.M)
+
+
+def family_score(text: str) -> float:
+    """How much `text` looks like a BSD-style ip: section, 0..0.7, before any OS marker.
+
+    Every module of the family starts from this score; markers only one OS prints lift
+    that OS's score far above it, so the same three `| grep fragment` lines (seed Figures
+    6d, 6e, 6f) score within 0.05 across the family and the registry warns "ambiguous".
+    """
+    if _LINUX.search(text):
+        return 0.0
+    own = len(_FAMILY_ONLY.findall(text))
+    if not own:
+        return 0.0
+    hits = own + len(_SHARED.findall(text))
+    return min(0.7, 0.45 + 0.04 * hits + (0.1 if _IP_HEADER.search(text) else 0.0))
+
+
+def markers(text: str, rx: "re.Pattern[str]") -> int:
+    return len(rx.findall(text))
+
+
+def _match(label: str, table: Labels) -> Optional[str]:
+    key = label.lower()
+    for name, rx in table:
+        if rx.fullmatch(key):
+            return name
+    return None
+
+
+def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tuple[str, ...] = (),
+         zero_fill6: Tuple[str, ...] = ()) -> Reading:
+    """One snapshot's ip:/ip6: counters from its cleaned lines.
+
+    Several lines mapped to one counter add up (ReasmFails); the same line printed twice
+    within one section is kept once, with a warning. `zero_fill` / `zero_fill6` name the
+    counters that a complete section (its `ip:` / `ip6:` header present) omits only when
+    zero (`netstat -ss` on FreeBSD, macOS and AIX prints non-zero lines only).
+    """
+    reading = Reading(format=fmt, ipv4=None)
+    found: Dict[str, Dict[str, int]] = {"ipv4": {}, "ipv6": {}}
+    seen_labels: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
+    headed = {"ipv4": False, "ipv6": False}
+    counted = {"ipv4": False, "ipv6": False}  # a section had at least one line we read
+    unreadable: Dict[str, set] = {"ipv4": set(), "ipv6": set()}  # printed, value refused
+    family: Optional[str] = "ipv4"  # before any header: a grep excerpt of ip: lines
+    section_name = ""
+    for line in lines:
+        m = SECTION.match(line)
+        if m:
+            name = m["name"].lower()
+            section_name = m["name"]
+            family = "ipv4" if name in IPV4_SECTIONS else "ipv6" if name in IPV6_SECTIONS else None
+            if family is not None:
+                headed[family] = True
+            continue
+        if family is None:
+            continue
+        c = COUNT_FIRST.match(line)
+        if not c:
+            continue
+        label = " ".join(c["label"].split())
+        counter = _match(label, table)
+        if counter is None:
+            continue
+        raw_key = label if family == "ipv4" else f"{section_name}: {label}"
+        if label.lower() in seen_labels[family]:
+            reading.warnings.append(f"{raw_key!r} printed twice in one section; the second ({c['value']}) left out")
+            continue
+        seen_labels[family].add(label.lower())
+        reading.raw[raw_key] = c["value"]
+        counted[family] = True
+        value = value_of(raw_key, c["value"], reading)
+        if value is None:
+            unreadable[family].add(counter)
+            continue
+        found[family][counter] = found[family].get(counter, 0) + value
+    for family, fill in (("ipv4", zero_fill), ("ipv6", zero_fill6)):
+        for counter in unreadable[family]:  # a sum missing one of its lines is no sum
+            found[family].pop(counter, None)
+        if headed[family] and counted[family]:
+            for counter in fill:
+                if counter not in unreadable[family]:
+                    found[family].setdefault(counter, 0)
+    reading.ipv4 = found["ipv4"] if counted["ipv4"] else None
+    reading.ipv6 = found["ipv6"] if counted["ipv6"] else None
+    return reading
+
+
+__all__ = ["COMMON", "SECTION", "family_score", "labels", "markers", "read"]
