@@ -1,0 +1,40 @@
+"""Triage rules: evidence about one host in, findings with recommendations out.
+
+A rule is a function `rule(host) -> List[Finding]` listed in RULES with the finding
+codes it can produce (docs/triage.md documents each). Rules read a `triage.Host`
+(facts, snapshots, deltas, probe results) and never print or touch the network.
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Tuple
+
+from toolkit.findings import Finding
+from toolkit.rules import buffers, mss, path, reassembly
+
+Rule = Callable[[object], List[Finding]]
+
+RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
+    (mss.legacy_small_mss, ("stcp-536-nonlocal", "tcpos-small-mss", "ftx24-small-mss")),
+    (path.black_hole, ("pmtud-black-hole",)),
+    (path.mss_above_path, ("mss-above-path",)),
+    (path.pmtu_reduced, ("path-mtu-reduced",)),
+    (path.synack_below_path, ("synack-mss-below-path",)),
+    (reassembly.arriving, ("reassembly-active", "reassembly-seen")),
+    (reassembly.failing, ("reassembly-failing",)),
+    (reassembly.outbound, ("fragmenting-outbound",)),
+    (path.jumbo, ("jumbo-frames", "jumbo-not-end-to-end")),
+    (buffers.mss_limits_throughput, ("mss-limits-throughput",)),
+    (buffers.buffer_size, ("buffers-below-bdp", "buffer-size-for-bdp")),
+]
+
+CODES = tuple(code for _, codes in RULES for code in codes)
+_ORDER = {"problem": 0, "warning": 1, "info": 2}
+
+
+def evaluate(host) -> List[Finding]:
+    out: List[Finding] = []
+    for rule, codes in RULES:
+        for f in rule(host):
+            assert f.code in codes, f"{rule.__name__} produced undeclared code {f.code}"
+            out.append(f)
+    return sorted(out, key=lambda f: _ORDER[f.severity])

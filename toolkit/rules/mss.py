@@ -1,0 +1,49 @@
+"""Stacks that send small segments to non-local peers: VOS STCP (536), TCP_OS (512/536), FTX 2.4."""
+from __future__ import annotations
+
+from typing import List
+
+from toolkit import calc, platforms
+from toolkit.findings import Finding
+from toolkit.rules import impact
+
+CODES = {"vos": "stcp-536-nonlocal", "tcpos": "tcpos-small-mss", "ftx": "ftx24-small-mss"}
+TUNED = 1400   # a used MSS at or above this means someone already raised the default
+
+
+def legacy_small_mss(host) -> List[Finding]:
+    plat = host.platform
+    code = CODES.get(host.facts.os or "")
+    if plat is None or code is None:
+        return []
+    default, why = plat.default_mss(host.facts.release, host.facts.local)
+    if default is None:
+        return []
+    pmtu, pmtu_from = host.path_mtu()
+    path_mss = pmtu - calc.IPV4 - calc.TCP
+    evidence, confidence = [why], None
+    for p in host.probes:
+        used, sent = p.mss.get("used"), p.mss.get("sent")
+        if used is not None and used >= TUNED:
+            return []   # the host already sends full segments: the default was changed
+        if "mss-536-legacy" in p.codes() or (used is not None and used <= default and (sent or 0) > used):
+            evidence.append(f"probe of {p.target}: host sent segments of at most {used} bytes although "
+                            f"{sent} was advertised to it" + (f"; path MTU {p.pmtu} ({p.pmtu_method})" if p.pmtu else ""))
+            confidence = "high"
+    if confidence is None:
+        if host.facts.peer != "non-local":
+            return []   # no sign the host talks to non-local peers with the small default
+        evidence.append("host file: the peer is not on the host's subnet")
+        confidence = "medium"
+    if path_mss <= default:
+        return []       # the path itself carries no more: nothing to gain
+    evidence.append(f"path MTU {pmtu} ({pmtu_from}) carries {path_mss}-byte segments")
+    recs = plat.raise_mss(pmtu, host.facts.release)
+    gain = impact.mss_change(default, path_mss, host.facts.rtt_s, host.facts.loss, host.facts.bandwidth_bps)
+    for r in recs:
+        r.impact = gain
+    title = {"stcp-536-nonlocal": f"STCP sends {default}-byte segments to non-local peers on a path that carries {path_mss}",
+             "tcpos-small-mss": f"TCP_OS caps segments to non-local peers at {default} bytes (path carries {path_mss})",
+             "ftx24-small-mss": f"FTX 2.4 uses a small default MSS for non-local peers (path carries {path_mss})"}[code]
+    return [Finding(code, title, evidence, confidence, "problem", recs,
+                    {"default_mss": default, "path_mtu": pmtu, "path_mss": path_mss, "impact": gain})]
