@@ -194,62 +194,213 @@ class Chunk:
     stamp: Optional[Stamp] = None
 
 
-def _label(line: str) -> str:
-    return " ".join(_NUMBER.sub("#", line).split())
+# ------------------------------------------------------------ the splitter
+#
+# A dump can be a gigabyte of cron output, so the splitter never loops over every line in
+# Python: it reads blocks of text and lets compiled regexes find the few lines that
+# matter (date and command lines, section headers, IP counter lines); everything else
+# is sliced in bulk.
+
+BLOCK = 1 << 20          # text read at a time
+MAX_CHUNK = 8 << 20      # a "snapshot" this big with no boundary is cut anyway (flat memory)
+
+# Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
+# CPython's re), then confirmed on their whole line.
+_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
+# Every date form we read has a time (hh:mm), a /yyyy or a -mm-dd in it.
+_CAND_DATE = re.compile(r":[0-5]\d|/(?:19|20)\d\d|-[01]\d-[0-3]\d")
+_CAND_RELEVANT = re.compile(
+    r"reass|reasm|fragm|fragok|fragfail|fragcreate|datagram|packets received|inreceives|forwarding|ip6?: +\d")
+_COUNTERISH = re.compile(r"(?<![A-Za-z\d])\d")
+_VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
+_NEEDS_CLEAN = re.compile(r"^[ \t]*>|\t|\r", re.M)
 
 
-def split(lines: Iterable[str]) -> Iterator[Chunk]:
-    """Cut a stream of raw lines into snapshots.
+def _key(line: str) -> str:
+    return " ".join(_VALUE.sub("#", line).split())
+
+
+def _blocks(source) -> Iterator[str]:
+    if isinstance(source, str):
+        yield source
+        return
+    read = getattr(source, "read", None)
+    if read is not None:
+        while True:
+            block = read(BLOCK)
+            if not block:
+                return
+            if not block.endswith("\n"):
+                block += source.readline()
+            yield block
+        return
+    buf: List[str] = []
+    size = 0
+    for line in source:
+        buf.append(line if line.endswith("\n") else line + "\n")
+        size += len(line)
+        if size >= BLOCK:
+            yield "".join(buf)
+            buf, size = [], 0
+    if buf:
+        yield "".join(buf)
+
+
+def _lines(text: str) -> List[str]:
+    if _NEEDS_CLEAN.search(text):
+        return [c for c in (clean(l) for l in text.split("\n")) if c.strip()]
+    return [l.rstrip() for l in text.split("\n") if l.strip()]
+
+
+class _State:
+    """Where the snapshot being built starts, and what it has seen so far."""
+
+    def __init__(self, start: int, line: int):
+        self.start = start          # offset in the current text where its lines begin
+        self.body = start           # offset after the last date/command line it absorbed
+        self.line = line
+        self.seen: set = set()
+        self.stamp: Optional[Stamp] = None
+        self.host: Optional[str] = None
+
+    def chunk(self, text: str, end: int) -> Chunk:
+        c = Chunk(_lines(text[self.body:end]), self.stamp.iso() if self.stamp else None, self.host, self.line)
+        c.stamp = self.stamp
+        return c
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end == -1 else end
+
+
+def _is_header_or_blank(text: str, start: int, end: int) -> bool:
+    line = text[start:end]
+    return not line.strip() or _COUNTERISH.search(line) is None
+
+
+def _header_run_start(text: str, pos: int, floor: int) -> int:
+    """Start of the run of header and blank lines just before offset `pos` (a line start)."""
+    start = pos
+    for _ in range(32):
+        if start <= floor:
+            return floor
+        prev = text.rfind("\n", 0, start - 1) + 1
+        if not _is_header_or_blank(text, prev, start - 1):
+            return start
+        start = prev
+    return start
+
+
+def _section(text: str, pos: int, floor: int, current: str) -> str:
+    """The nearest header line above offset `pos` (a line start) and below `floor`, else `current`."""
+    start = pos
+    while start > floor:
+        prev = text.rfind("\n", 0, start - 1) + 1
+        line = text[prev:start - 1]
+        if _COUNTERISH.search(line) is None and _LETTER.search(line) is not None:
+            return line.strip(" \t>")
+        start = prev
+    return current
+
+
+def _candidates(text: str) -> List[Tuple[int, int]]:
+    """(line start, kind) of every line that may be a date/command (0) or IP counter (2) line."""
+    low = text.lower()
+    found = {}
+    for rx, kind in ((_CAND_COMMAND, 0), (_CAND_DATE, 0), (_CAND_RELEVANT, 2)):
+        for m in rx.finditer(low):
+            start = low.rfind("\n", 0, m.start()) + 1
+            if found.get(start, 9) > kind:
+                found[start] = kind
+    return sorted(found.items())
+
+
+def split(source) -> Iterator[Chunk]:
+    """Cut text into snapshots: `source` is a str, a text stream or an iterable of lines.
 
     A new snapshot starts at a date line or a netstat command line that follows counters,
-    or when a counter line repeats within its section (two dumps pasted back to back,
-    `netstat -s | grep frag` run twice). Header lines between the last counter and the
-    repeat belong to the new snapshot.
+    or when an IP counter line repeats within its section (two dumps pasted back to back,
+    `netstat -s | grep frag` run twice); header lines just before the repeat belong to
+    the new snapshot. A date line followed by a time-only line (Windows `date /t`,
+    `time /t`) makes one timestamp.
     """
-    chunk = Chunk([])
-    pending = 0  # header lines since the last counter line
-    seen: set = set()
-    section = ""
-    has_counters = False
+    carry = ""
+    line_no = 1
+    blocks = _blocks(source)
+    while True:
+        block = next(blocks, None)
+        final = block is None
+        text = carry + (block or "")
+        if not text:
+            return
+        closed: List[Chunk] = []
+        state = _State(0, line_no)
+        counted = [0, line_no]  # offset, line number there: lines are counted incrementally
 
-    for number, raw in enumerate(lines, 1):
-        line = clean(raw)
-        if not line.strip():
-            continue
-        numeric = _NUMBER.search(line) is not None
-        stamp = parse_date_line(line) if numeric else None
-        if stamp is not None or (_COMMAND.search(line) and not line.lstrip()[:1].isdigit()):
-            if has_counters:
-                yield chunk
-                chunk, pending, seen, section, has_counters = Chunk([], line=number), 0, set(), "", False
-            if stamp is not None:
-                chunk.taken_at = stamp.iso()
-                chunk.stamp = stamp
-            else:
-                chunk.host = command_host(line) or chunk.host
-            continue
-        if not numeric:
-            if _LETTER.search(line):
-                section = line.strip()
-            chunk.lines.append(line)
-            pending += 1
-            continue
-        if chunk.stamp is not None and not chunk.stamp.has_time and not has_counters:
-            t = parse_time_only(line)
-            if t is not None:  # Windows `date /t` then `time /t`
-                chunk.stamp = Stamp(chunk.stamp.when.replace(hour=t[0], minute=t[1], second=t[2]), True)
-                chunk.taken_at = chunk.stamp.iso()
+        def line_of(pos: int) -> int:
+            counted[1] += text.count("\n", counted[0], pos)
+            counted[0] = pos
+            return counted[1]
+
+        def has_counters(end: int) -> bool:
+            return _COUNTERISH.search(text, state.body, end) is not None
+
+        section, scanned = "", 0
+        for start, kind in _candidates(text):
+            if start < state.body:
                 continue
-        key = (section, _label(line))
-        if key in seen:
-            headers = chunk.lines[len(chunk.lines) - pending:] if pending else []
-            if pending:
-                del chunk.lines[-pending:]
-            yield chunk
-            chunk, seen = Chunk(headers, line=number - pending), set()
-        seen.add(key)
-        chunk.lines.append(line)
-        pending = 0
-        has_counters = True
-    if has_counters:
-        yield chunk
+            end = _line_end(text, start)
+            line = text[start:end]
+            if kind == 0:
+                cleaned = clean(line)
+                stamp = parse_date_line(cleaned) if len(cleaned) < 80 else None
+                command = stamp is None and _COMMAND.search(cleaned) is not None \
+                    and not cleaned.lstrip()[:1].isdigit()
+                if stamp is None and not command:
+                    if _CAND_RELEVANT.search(line.lower()) is None:
+                        continue
+                    kind = 2
+                else:
+                    if has_counters(start):
+                        closed.append(state.chunk(text, start))
+                        state = _State(start, line_of(start))
+                        section, scanned = "", start
+                    state.body = end
+                    if stamp is not None:
+                        state.stamp = stamp
+                        if not stamp.has_time and end < len(text):
+                            nxt = _line_end(text, end + 1)
+                            t = parse_time_only(clean(text[end + 1:nxt]))
+                            if t is not None:  # Windows `date /t` then `time /t`
+                                state.stamp = Stamp(stamp.when.replace(hour=t[0], minute=t[1], second=t[2]), True)
+                                state.body = nxt
+                    else:
+                        state.host = command_host(cleaned) or state.host
+                    continue
+            if _COUNTERISH.search(line) is None:
+                continue
+            section = _section(text, start, max(scanned, state.body), section)
+            scanned = end
+            key = (section, _key(line.strip(" \t>")))
+            if key in state.seen:
+                at = _header_run_start(text, start, state.body)
+                closed.append(state.chunk(text, at))
+                state = _State(at, line_of(at))
+            state.seen.add(key)
+        if final:
+            if has_counters(len(text)):
+                closed.append(state.chunk(text, len(text)))
+            carry = ""
+        else:
+            cut = state.start
+            if len(text) - cut > MAX_CHUNK:
+                closed.append(state.chunk(text, len(text)))
+                cut = len(text)
+            line_no = line_of(cut)
+            carry = text[cut:]
+        for c in closed:
+            if any(_COUNTERISH.search(l) for l in c.lines):
+                yield c
+        if final:
+            return
