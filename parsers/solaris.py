@@ -42,7 +42,9 @@ META = Meta(
         "ipReasmDuplicates and ipReasmPartDups (fragments wholly or partly duplicated) have "
         "no IP-MIB counterpart and stay in raw. IPv6 uses ipv6ReasmReqds, ipv6ReasmOKs, "
         "ipv6ReasmFails, ipv6OutFragOKs, ipv6OutFragFails, ipv6OutFragCreates. Counters are "
-        "32-bit and wrap; old releases printed them signed, so past 2^31 they show negative."),
+        "32-bit and wrap; ipReasmReqds (two or more fragments per datagram) wraps first, so "
+        "ipReasmOKs above ipReasmReqds in one snapshot means a wrap: compare deltas. Old "
+        "releases printed counters signed, so past 2^31 they show negative."),
 )
 
 IPV4 = {"ipreasmreqds": "ReasmReqds", "ipreasmoks": "ReasmOKs", "ipreasmfails": "ReasmFails",
