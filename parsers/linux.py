@@ -170,16 +170,16 @@ def _netstat(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Option
         elif sec.name == "Ip6" and v6 is None:
             v6 = found
     if loose.values and v4 is None:
-        v4 = {k: v for k, v in loose.values.items() if v is not None}
+        v4 = dict(loose.values)
         kinds.append("netstat -s excerpt")
     kind = "netstat -s" if "netstat -s" in kinds else (kinds[0] if kinds else None)
     return v4, v6, kind
 
 
 def _fill(sec: _Section, reading: Reading) -> Optional[dict]:
-    values = {k: v for k, v in sec.values.items() if v is not None}
+    values = sec.values      # a counter shown with a bad number stays None, never becomes 0
     if not ALWAYS <= sec.labels:
-        return values if sec.values else None        # filtered: what it shows, nothing more
+        return dict(values) if values else None      # filtered: what it shows, nothing more
     if sec.closed or sec.after_block:
         return {name: values.get(name, 0) for name in ORDER}
     last = -1 if sec.last_block is None else sec.last_block
@@ -219,9 +219,7 @@ def _snmp(lines: List[str], reading: Reading) -> Tuple[Optional[dict], bool]:
             for col, value in zip(names, values):
                 if col in COUNTERS:
                     reading.raw[f"Ip: {col}"] = value
-                    number = base.value_of(f"Ip: {col}", value, reading)
-                    if number is not None:
-                        v4[col] = number
+                    v4[col] = base.value_of(f"Ip: {col}", value, reading)
             continue
         header = None
     return v4, seen
@@ -245,9 +243,7 @@ def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional
         else:
             snmp6 = True
         reading.raw[name] = m["value"]
-        number = base.value_of(name, m["value"], reading)
-        if number is not None:
-            family[counter] = number
+        family[counter] = base.value_of(name, m["value"], reading)
     return (v4 or None), (v6 or None), nstat, snmp6
 
 
