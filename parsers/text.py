@@ -173,6 +173,7 @@ _HOSTS = [
     re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]]"),       # [root@web1 ~]#, user@web1:~$
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
+    re.compile(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
 ]
 
 
@@ -209,8 +210,11 @@ MAX_CHUNK = 8 << 20      # a "snapshot" this big with no boundary is cut anyway 
 _CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
 # Every date form we read has a time (hh:mm), a /yyyy or a -mm-dd in it.
 _CAND_DATE = re.compile(r":[0-5]\d|/(?:19|20)\d\d|-[01]\d-[0-3]\d")
+# Lines that open an IP section or carry the counters we read (lower-cased). Kept narrow:
+# a generic word such as "datagrams" repeats inside one dump (macOS nests udp lines).
 _CAND_RELEVANT = re.compile(
-    r"reass|reasm|fragm|fragok|fragfail|fragcreate|datagram|packets received|inreceives|forwarding|ip6?: +\d")
+    r"reass|reasm|fragm|fragok|fragfail|fragcreate|total packets received|packets received\s*="
+    r"|inreceives|forwarding|ip6?: +\d")
 _COUNTERISH = re.compile(r"(?<![A-Za-z\d])\d")
 _VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
 _NEEDS_CLEAN = re.compile(r"^[ \t]*>|\t|\r", re.M)
