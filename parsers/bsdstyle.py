@@ -30,6 +30,8 @@ IPV4_SECTIONS = frozenset({"ip"})
 IPV6_SECTIONS = frozenset({"ip6", "ipv6"})
 
 Labels = Sequence[Tuple[str, "re.Pattern[str]"]]
+# Value first but not a plain count: digits with spaces or signs, or one odd token.
+_LOOSE = re.compile(r"^\s*(?P<value>\S*\d\S*(?:\s+\d\S*)*|\S+)\s+(?P<label>[A-Za-z].*?)\s*$")
 
 
 def labels(*pairs: Tuple[str, str]) -> Labels:
@@ -130,13 +132,21 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
             continue
         if family is None:
             continue
+        counter = None
         c = COUNT_FIRST.match(line)
-        if not c:
-            continue
-        label = " ".join(c["label"].split())
-        counter = _match(label, table)
+        if c:
+            label = " ".join(c["label"].split())
+            counter = _match(label, table)
         if counter is None:
-            continue
+            # "-3 fragments received", "1 234 fragments received", "n/a fragments received":
+            # a counter we know with a value we cannot read is warned about, never skipped.
+            c = _LOOSE.match(line)
+            if not c:
+                continue
+            label = " ".join(c["label"].split())
+            counter = _match(label, table)
+            if counter is None:
+                continue
         raw_key = label if family == "ipv4" else f"{section_name}: {label}"
         if label.lower() in seen_labels[family]:
             reading.warnings.append(f"{raw_key!r} printed twice in one section; the second ({c['value']}) left out")
