@@ -135,7 +135,7 @@ def _facts(where: str, table: Dict[str, Any], name: str, base: str, default_file
             raise HostFileError(f"{where}: unknown key {key!r}; known: " + ", ".join(sorted(KEYS)))
         setattr(facts, _FIELD.get(key, key), convert(where, key, value))
     for key in ("dumps", "probes"):
-        setattr(facts, key, [p if os.path.isabs(p) else os.path.join(base, p) for p in getattr(facts, key)])
+        setattr(facts, key, [os.path.join(base, p) for p in getattr(facts, key)])
     if "dumps" not in table and "probes" not in table:
         for path in default_files:
             (facts.probes if path.endswith(".json") else facts.dumps).append(path)
@@ -154,7 +154,7 @@ def load(path: str) -> List[HostFacts]:
         raise HostFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise HostFileError(f"{path}: not valid TOML: {exc}") from None
-    base = os.path.dirname(os.path.abspath(path))
+    base = os.path.dirname(path)
     if "hosts" in data:
         if set(data) != {"hosts"} or not isinstance(data["hosts"], dict):
             raise HostFileError(f"{path}: a file with [hosts.NAME] tables holds nothing else")
@@ -164,8 +164,9 @@ def load(path: str) -> List[HostFacts]:
                 raise HostFileError(f"{path}: hosts.{name}: expected a table")
             out.append(_facts(f"{path}: hosts.{name}", table, str(table.get("name", name)), base, []))
         return out
-    siblings = sorted(os.path.join(base, f) for f in os.listdir(base)
+    listing = base or "."
+    siblings = sorted(os.path.join(base, f) for f in os.listdir(listing)
                       if f != os.path.basename(path) and not f.startswith(".") and not f.endswith((".toml", ".md"))
-                      and os.path.isfile(os.path.join(base, f)))
-    name = str(data.get("name") or os.path.basename(base))
+                      and os.path.isfile(os.path.join(listing, f)))
+    name = str(data.get("name") or os.path.basename(os.path.abspath(listing)))
     return [_facts(path, data, name, base, siblings)]

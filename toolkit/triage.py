@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 from parsers.model import Snapshot
-from toolkit import calc, platforms
+from toolkit import platforms
 from toolkit import diff as diffs
 from toolkit import hosts as hostfacts
 from toolkit.findings import Finding

@@ -25,7 +25,7 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
 
 
 def _nddconf(name: str, value: int) -> List[str]:
-    return [f"TRANSPORT_NAME[<n>]=ip", f"NDD_NAME[<n>]={name}", f"NDD_VALUE[<n>]={value}"]
+    return ["TRANSPORT_NAME[<n>]=ip", f"NDD_NAME[<n>]={name}", f"NDD_VALUE[<n>]={value}"]
 
 
 def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
-from toolkit import calc, platforms
+from toolkit import calc
 from toolkit.findings import Finding
 from toolkit.rules import impact
 
@@ -33,7 +33,7 @@ def legacy_small_mss(host) -> List[Finding]:
     if confidence is None:
         if host.facts.peer != "non-local":
             return []   # no sign the host talks to non-local peers with the small default
-        evidence.append("host file: the peer is not on the host's subnet")
+        evidence.append("host facts: the peer is non-local (not on the host's subnet)")
         confidence = "medium"
     if path_mss <= default:
         return []       # the path itself carries no more: nothing to gain

@@ -1,0 +1,99 @@
+"""`mssdiag triage`: per-host findings and recommendations from dumps, probes and host facts."""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from toolkit.hosts import OS_NAMES, HostFileError, convert
+from toolkit.output import error
+
+
+def triage(
+    paths: List[str] = typer.Argument(None, metavar="PATH...", help="netstat dumps, saved `probe --json` files, "
+                                      "case directories (with a host.toml) or host files (*.toml)."),
+    target: List[str] = typer.Option([], "--target", "-t", help="Probe this live target too (repeatable; needs root for DF probes)."),
+    hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
+    os_name: Optional[str] = typer.Option(None, "--os", help="OS family: vos tcpos ftx hpux windows linux solaris aix bsd."),
+    release: Optional[str] = typer.Option(None, "--release", help="OS release, e.g. 14.6 or 'Windows Server 2003'."),
+    peer: Optional[str] = typer.Option(None, "--peer", help="local or non-local: is the peer on the host's subnet?"),
+    bandwidth: Optional[str] = typer.Option(None, "--bandwidth", help="Link rate, e.g. 100M or 10G."),
+    rtt: Optional[str] = typer.Option(None, "--rtt", help="Round-trip time, e.g. 20ms."),
+    loss: Optional[str] = typer.Option(None, "--loss", help="Loss rate, e.g. 0.0001 or 0.01%."),
+    mtu: Optional[str] = typer.Option(None, "--mtu", help="The host's interface MTU."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, json, md (Markdown for tickets) or html (one file)."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout."),
+) -> None:
+    """Triage hosts: findings (code, evidence, confidence) and the exact commands to fix them.
+
+    Evidence comes from netstat -s dumps (reassembly counters and how they grew between
+    snapshots), saved probe results (path MTU, black holes, the MSS a host advertises
+    and uses) and host facts (OS release, local or non-local peer, bandwidth, RTT,
+    loss). Flags apply to every host and override host files.
+
+    Examples:
+
+      mssdiag triage fixtures/cases/vos-host
+
+      mssdiag triage dump-before.txt dump-after.txt --os vos --release 14.6 --peer non-local
+
+      mssdiag triage probe.json --bandwidth 10G --rtt 20ms --format md -o ticket.md
+
+      mssdiag triage cases/ --format html -o report.html
+
+    Exit status: 0 no problem found; 1 nothing could be read; 2 bad usage;
+    3 some inputs could not be read; 4 at least one finding of severity "problem".
+    """
+    from toolkit import report, triage as lib
+
+    if as_json:
+        fmt = "json"
+    if fmt not in report.FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(report.FORMATS)}", param_hint="--format")
+    flags = {"os": _checked("--os", "os", os_name), "release": release, "peer": _checked("--peer", "peer", peer),
+             "bandwidth_bps": _checked("--bandwidth", "bandwidth", bandwidth),
+             "rtt_s": _checked("--rtt", "rtt", rtt), "loss": _checked("--loss", "loss", loss),
+             "mtu": _checked("--mtu", "mtu", mtu)}
+    if not paths and not target and not hosts_file:
+        error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
+        raise typer.Exit(2)
+    hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error)
+    if not hosts:
+        error("no host could be triaged from the inputs")
+        raise typer.Exit(1)
+    lib.run(hosts)
+    text = report.render(hosts, fmt)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            error(f"{output}: cannot write: {exc.strerror or exc}")
+            raise typer.Exit(1)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    if outcome.failed:
+        raise typer.Exit(3)
+    if any(f.severity == "problem" for h in hosts for f in h.findings):
+        raise typer.Exit(4)
+
+
+def _checked(option: str, key: str, value: Optional[str]):
+    if value is None:
+        return None
+    try:
+        return convert(option, key, value)
+    except HostFileError:
+        reason = {"bandwidth": "not a rate like 100M or 10G", "rtt": "not a time like 20ms or 0.05s",
+                  "loss": "not a loss rate like 0.0001 or 0.01% (between 0 and 1)",
+                  "mtu": "not an MTU from 68 to 65535", "peer": "must be local or non-local",
+                  "os": "not one of " + ", ".join(OS_NAMES)}[key]
+        error(f"{option} {value!r}: {reason}")
+        raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("triage")(triage)
