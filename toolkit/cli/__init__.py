@@ -7,6 +7,7 @@ import typer
 
 from toolkit import __version__
 from toolkit.cli import lab, offline
+from toolkit.cli import calc as calc_cli, triage as triage_cli
 
 app = typer.Typer(
     name="mssdiag",
@@ -33,8 +34,30 @@ def root(version: Optional[bool] = typer.Option(
 
 
 offline.register(app)
+triage_cli.register(app)
+calc_cli.register(app)
 app.add_typer(lab.app, name="lab")
 
 
 def main() -> None:
-    app(prog_name="mssdiag")
+    """Run the CLI; usage errors become one line on stderr (exit 2), never a traceback."""
+    import sys
+
+    import click
+
+    try:
+        code = app(prog_name="mssdiag", standalone_mode=False)
+    except click.UsageError as exc:
+        where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+        print(f"mssdiag: {exc.format_message()}{where}", file=sys.stderr)
+        sys.exit(2)
+    except click.ClickException as exc:
+        print(f"mssdiag: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        print("mssdiag: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.stderr.close()  # `mssdiag parse big | head`: the reader left, nothing to report
+        sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
