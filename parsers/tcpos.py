@@ -47,7 +47,11 @@ def detect(text: str) -> float:
 
 
 def read(lines: List[str]) -> Reading:
-    return bsdstyle.read(lines, "netstat -s", table=LABELS)
+    reading = bsdstyle.read(lines, "netstat -s", table=LABELS)
+    if reading.ipv6 is not None:
+        reading.warnings.append("an ip6/ipv6 section in a TCP_OS dump: TCP_OS has no IPv6; section left out")
+        reading.ipv6 = None
+    return reading
 
 
 def parse(text: str):

@@ -206,3 +206,21 @@ def test_meta_names_only_ip_mib_counters(name):
 def test_unreadable_text_raises_only_parse_error(name, text):
     with pytest.raises(parsers.ParseError):
         parsers.get(name).parse(text)
+
+
+def test_an_excerpt_after_a_full_hpux_dump_stays_hpux_without_an_ambiguity_warning():
+    full = (FIXTURES / "hpux" / "white_paper_11iv3_p_ip.txt").read_text().split("# netstat -p ipv6")[0]
+    text = "Mon Mar  2 09:00:00 EST 2009\n" + full + "Mon Mar  2 09:15:00 EST 2009\n" + EXCERPT
+    warnings = []
+    snaps = list(parsers.iter_parse(text.splitlines(), warn=warnings.append))
+    assert [s.os for s in snaps] == ["hpux", "hpux"]
+    assert [s.ipv4["ReasmReqds"] for s in snaps] == [257, 8]
+    assert snaps[1].taken_at == "2009-03-02T09:15:00-05:00"
+    assert warnings == []
+
+
+@pytest.mark.parametrize("module", [ftx, tcpos])
+def test_stacks_without_ipv6_say_so_when_forced_on_a_dump_with_ip6(module):
+    snap = parse_one(module, FREEBSD)
+    assert snap.ipv6 is None and snap.ipv4["ReasmReqds"] == 40
+    assert any("no IPv6" in w for w in snap.warnings)
