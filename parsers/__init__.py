@@ -9,11 +9,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from types import ModuleType
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from .base import snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
-from .text import Chunk, split
+from .text import Chunk, _key, split
 
 _SHARED = {"base", "model", "text"}
 
@@ -51,43 +51,73 @@ def detect(text: str) -> List[Tuple[str, float]]:
     return sorted((s for s in scores if s[1] >= MIN_SCORE), key=lambda s: -s[1])
 
 
-def iter_parse(lines: Iterable[str], source: str = "-", os: Optional[str] = None,
-               warn: Callable[[str], None] = lambda message: None) -> Iterator[Snapshot]:
-    """Snapshots from a stream of lines, in constant memory.
+def _signature(chunk: Chunk) -> Tuple[str, ...]:
+    """What a snapshot looks like, numbers aside: dumps of one host in a log share it."""
+    return tuple(_key(line) for line in chunk.lines[:6])
+
+
+def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional[str] = None,
+               warn: Callable[[str], None] = lambda message: None,
+               skipped: Optional[List[int]] = None) -> Iterator[Snapshot]:
+    """Snapshots from text, a text stream or lines, in constant memory.
 
     The OS is detected per snapshot (a file may mix hosts); a snapshot whose text fits
     the OS of the one before keeps it, so `| grep frag` excerpts after a full dump stay
-    with that dump's OS. `warn` receives one line per problem, naming where it is.
+    with that dump's OS, and a snapshot shaped like an earlier one reuses its verdict.
+    `warn` receives one line per problem (each distinct problem once), naming the line.
+    Blocks of text that no parser reads are appended to `skipped` (their first line
+    numbers) when a list is given, else warned about one by one.
     """
     forced = get(os) if os else None
     last: Optional[str] = None
+    verdicts: Dict[Tuple[str, ...], Tuple[ModuleType, Optional[str]]] = {}
+    warned: set = set()
     index = 0
+
+    def skip(line: int, why: str) -> None:
+        if skipped is not None:
+            skipped.append(line)
+        else:
+            warn(f"line {line}: {why}; skipped (use --os to force one)")
+
     for chunk in split(lines):
-        text = "\n".join(chunk.lines)
+        note = None
         if forced is not None:
             module = forced
         else:
-            ranked = detect(text)
-            if not ranked:
-                warn(f"line {chunk.line}: text with numbers that no parser recognizes; skipped (use --os to force one)")
-                continue
-            best = ranked[0]
-            if last is not None and any(n == last and s >= best[1] - 0.15 for n, s in ranked):
-                module = REGISTRY[last]
+            sig = _signature(chunk)
+            cached = verdicts.get(sig)
+            if cached is not None:
+                module, note = cached
             else:
-                module = REGISTRY[best[0]]
-                close = [n for n, s in ranked[1:] if s >= best[1] - 0.05]
-                if close:
-                    chunk_note = (f"OS is ambiguous from this text ({', '.join([best[0]] + close)}); "
-                                  f"read as {best[0]}; use --os to choose")
-                    warn(f"line {chunk.line}: {chunk_note}")
+                ranked = detect("\n".join(chunk.lines))
+                if not ranked:
+                    skip(chunk.line, "text with numbers that no parser recognizes")
+                    continue
+                best = ranked[0]
+                if last is not None and any(n == last and s >= best[1] - 0.15 for n, s in ranked):
+                    module = REGISTRY[last]
+                else:
+                    module = REGISTRY[best[0]]
+                    close = [n for n, s in ranked[1:] if s >= best[1] - 0.05]
+                    if close:
+                        note = (f"OS is ambiguous from this text ({', '.join([best[0]] + close)}); "
+                                f"read as {best[0]}; use --os to choose")
+                if len(verdicts) < 256:
+                    verdicts[sig] = (module, note)
         try:
             reading = module.read(chunk.lines)
         except ParseError as exc:
             warn(f"line {chunk.line}: {exc}")
             continue
         if reading.ipv4 is None and reading.ipv6 is None:
+            skip(chunk.line, f"{module.META.title} text without IP counters")
             continue
+        if note:
+            reading.warnings.append(note)
+            if note not in warned:
+                warned.add(note)
+                warn(f"line {chunk.line}: {note}")
         last = module.META.name
         yield snapshot(module.META, reading, chunk, source, index)
         index += 1
@@ -96,7 +126,7 @@ def iter_parse(lines: Iterable[str], source: str = "-", os: Optional[str] = None
 def parse(text: str, source: str = "-", os: Optional[str] = None,
           warn: Callable[[str], None] = lambda message: None) -> List[Snapshot]:
     """All snapshots in a text (see iter_parse); ParseError when there are none."""
-    snaps = list(iter_parse(text.splitlines(), source, os, warn))
+    snaps = list(iter_parse(text, source, os, warn))
     if not snaps:
         raise ParseError("no netstat IP statistics found")
     return snaps

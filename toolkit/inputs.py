@@ -49,7 +49,7 @@ def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
             error(f"{name}: {problem}")
             outcome.failed.append(name)
             continue
-        count, explained = 0, False
+        count, explained, skipped = 0, False, []
         try:
             binary = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as exc:
@@ -59,7 +59,7 @@ def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
         try:
             with binary:
                 text = open_text(_Counting(binary, progress) if progress else binary)
-                for snap in parsers.iter_parse(text, source=name, os=os_name,
+                for snap in parsers.iter_parse(text, source=name, os=os_name, skipped=skipped,
                                                warn=lambda m, n=name: error(f"{n}: {m}")):
                     count += 1
                     yield snap
@@ -69,6 +69,9 @@ def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
         except (OSError, UnicodeError) as exc:
             error(f"{name}: cannot read: {exc}")
             explained = True
+        if count and skipped:
+            error(f"{name}: skipped {len(skipped)} block(s) of text that no parser reads "
+                  f"(lines {', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''})")
         if count:
             outcome.parsed.append(name)
             outcome.snapshots += count
@@ -76,7 +79,9 @@ def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
             if name not in outcome.failed:
                 outcome.failed.append(name)
             if not explained:
-                error(f"{name}: no netstat IP statistics found")
+                hint = (f" ({len(skipped)} block(s) of text with numbers matched no parser; "
+                        f"use --os to force one)" if skipped else " (empty, or no text with numbers)")
+                error(f"{name}: no netstat IP statistics found{hint}")
 
 
 class _Counting:

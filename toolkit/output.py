@@ -49,7 +49,7 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
         if len(batch) >= page:
             out.write(tabulate(batch, headers=headers) + "\n")
             batch = []
-    if batch or not count:
+    if batch:
         out.write(tabulate(batch, headers=headers) + "\n")
     out.flush()
     return count

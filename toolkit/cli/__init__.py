@@ -43,18 +43,22 @@ def main() -> None:
     """Run the CLI; usage errors become one line on stderr (exit 2), never a traceback."""
     import sys
 
-    import click
-
+    # Click's exception classes, found through typer's public BadParameter: newer typer
+    # releases vendor click, older ones import it.
+    usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+    click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
     try:
         code = app(prog_name="mssdiag", standalone_mode=False)
-    except click.UsageError as exc:
+    except usage_error as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            sys.exit(0)  # help was printed
         where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
         print(f"mssdiag: {exc.format_message()}{where}", file=sys.stderr)
         sys.exit(2)
-    except click.ClickException as exc:
+    except click_error as exc:
         print(f"mssdiag: {exc.format_message()}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         print("mssdiag: interrupted", file=sys.stderr)
         sys.exit(130)
     except BrokenPipeError:
