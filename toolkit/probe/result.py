@@ -58,6 +58,9 @@ class ProbeResult:
     local_mtu: Optional[int] = None          # MTU of the interface the route uses
     probe_method: Optional[str] = None       # "icmp" | "udp" | "tcp" | "socket"
     confidence: Optional[str] = None         # how sure the pmtu / black-hole verdict is
+    cached_pmtu: Optional[int] = None        # path MTU the kernel had cached before we probed
+    rounds: int = 0                          # probe rounds (round trips) the PMTU search took
+    notes: List[str] = field(default_factory=list)
 
     def add_finding(self, code: str, text: str, confidence: str = "high") -> None:
         self.findings.append(finding(code, text, confidence))
@@ -75,6 +78,6 @@ class ProbeResult:
         if "mss" in kwargs and kwargs["mss"] is not None:
             kwargs["mss"] = {**mss_info(), **kwargs["mss"]}
         kwargs["mss_ports"] = [{**mss_info(), **m} for m in kwargs.get("mss_ports") or []]
-        for key in ("findings", "skipped", "errors"):
+        for key in ("findings", "skipped", "errors", "notes"):
             kwargs[key] = list(kwargs.get(key) or [])
         return cls(**kwargs)

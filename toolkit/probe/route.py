@@ -1,0 +1,62 @@
+"""What the local kernel knows about the way to a target: source address, interface,
+interface MTU and any path MTU it has cached from an earlier exchange. Plain sockets
+only, no privileges needed.
+"""
+from __future__ import annotations
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import psutil
+
+IP_MTU = 14          # linux/in.h
+IPV6_MTU = 24        # linux/in6.h
+
+
+@dataclass
+class Route:
+    family: str               # "ipv4" | "ipv6"
+    source: str
+    interface: Optional[str]
+    local_mtu: int            # MTU of the interface the route leaves by
+    cached_pmtu: Optional[int]  # kernel's current path MTU for the target (None if = local_mtu)
+
+
+def family_of(address: str) -> str:
+    return "ipv6" if ipaddress.ip_address(address).version == 6 else "ipv4"
+
+
+def lookup(address: str) -> Route:
+    """Ask the kernel's routing table; raises OSError when there is no route."""
+    fam = family_of(address)
+    af = socket.AF_INET6 if fam == "ipv6" else socket.AF_INET
+    with socket.socket(af, socket.SOCK_DGRAM) as s:
+        s.connect((address, 9))
+        source = s.getsockname()[0]
+        try:
+            path_mtu = s.getsockopt(socket.IPPROTO_IPV6 if fam == "ipv6" else socket.IPPROTO_IP,
+                                    IPV6_MTU if fam == "ipv6" else IP_MTU)
+        except OSError:
+            path_mtu = None
+    iface, mtu = interface_of(source)
+    if mtu is None:
+        mtu = path_mtu or (1280 if fam == "ipv6" else 1500)
+    cached = path_mtu if path_mtu and path_mtu < mtu else None
+    return Route(fam, source, iface, mtu, cached)
+
+
+def interface_of(source: str):
+    """(name, mtu) of the interface holding the source address."""
+    plain = source.split("%")[0]
+    for name, addrs in psutil.net_if_addrs().items():
+        for a in addrs:
+            if a.address and a.address.split("%")[0] == plain:
+                try:
+                    return name, int(Path(f"/sys/class/net/{name}/mtu").read_text())
+                except (OSError, ValueError):
+                    stats = psutil.net_if_stats().get(name)
+                    return name, stats.mtu if stats else None
+    return None, None

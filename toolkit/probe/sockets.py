@@ -1,0 +1,108 @@
+"""Probing without CAP_NET_RAW: what plain UDP sockets allow, the way tracepath works.
+
+DF datagrams are sent with IP_MTU_DISCOVER = IP_PMTUDISC_PROBE (the kernel sets DF and
+ignores its cached path MTU for the target), and IP_RECVERR hands back the ICMP errors
+they cause: "fragmentation needed" / "packet too big" with the next-hop MTU, "port
+unreachable" from the target (the probe got through), "time exceeded" from a router.
+The replies go on the same queue as the raw prober's, so the same search runs on them.
+"""
+from __future__ import annotations
+
+import errno
+import queue
+import socket
+import struct
+import threading
+from typing import Optional
+
+from toolkit.probe.packets import UDP_BASE, Reply
+
+IP_RECVERR, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE, IP_TTL = 11, 10, 3, 2
+IPV6_RECVERR, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE, IPV6_UNICAST_HOPS = 25, 23, 3, 16
+SO_EE_ORIGIN_LOCAL, SO_EE_ORIGIN_ICMP, SO_EE_ORIGIN_ICMP6 = 1, 2, 3
+MSG_ERRQUEUE = 0x2000
+
+
+class SocketTransport:
+    """send(method, size, key, ttl) for method "udp" only; replies on `replies`."""
+
+    def __init__(self, family: str, address: str, replies: "queue.Queue[Reply]"):
+        self.family, self.address, self.replies = family, address, replies
+        v6 = family == "ipv6"
+        self.sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+        self.level = socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP
+        self.sock.setsockopt(self.level, IPV6_RECVERR if v6 else IP_RECVERR, 1)
+        self.sock.setsockopt(self.level, IPV6_MTU_DISCOVER if v6 else IP_MTU_DISCOVER,
+                             IPV6_PMTUDISC_PROBE if v6 else IP_PMTUDISC_PROBE)
+        self.header = 48 if v6 else 28
+        self._ttl = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def send(self, method: str, size: int, key: int, ttl: int) -> None:
+        if method != "udp":
+            raise OSError(errno.EPERM, "needs CAP_NET_RAW")
+        if ttl != self._ttl:
+            self.sock.setsockopt(self.level, IPV6_UNICAST_HOPS if self.family == "ipv6" else IP_TTL, ttl)
+            self._ttl = ttl
+        payload = struct.pack("!H", key) + b"\x00" * max(0, size - self.header - 2)
+        try:
+            self.sock.sendto(payload, (self.address, UDP_BASE + key))
+        except OSError as exc:
+            if exc.errno == errno.EMSGSIZE:
+                raise
+            if exc.errno not in (errno.ECONNREFUSED, errno.EHOSTUNREACH):
+                raise
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(1)
+        self.sock.close()
+
+    def _loop(self) -> None:
+        import select
+        while not self._stop.is_set():
+            r, _, _ = select.select([self.sock], [], [self.sock], 0.05)
+            if not r and not self._stop.is_set():
+                continue
+            try:
+                data, anc, _flags, _addr = self.sock.recvmsg(256, 512, MSG_ERRQUEUE)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                try:        # a normal datagram (someone answered on that port): drain it
+                    self.sock.recv(65535, socket.MSG_DONTWAIT)
+                except OSError:
+                    pass
+                continue
+            if len(data) < 2:
+                continue
+            key = struct.unpack("!H", data[:2])[0]
+            for level, kind, cdata in anc:
+                if kind not in (IP_RECVERR, IPV6_RECVERR) or len(cdata) < 16:
+                    continue
+                ee_errno, origin, itype, code, _pad, info, _d = struct.unpack_from("=IBBBBII", cdata)
+                source = self._offender(cdata[16:])
+                reply = self._reply(key, ee_errno, origin, itype, code, info, source)
+                if reply is not None:
+                    self.replies.put(reply)
+
+    def _offender(self, raw: bytes) -> Optional[str]:
+        if len(raw) >= 8 and struct.unpack_from("=H", raw)[0] == socket.AF_INET:
+            return socket.inet_ntop(socket.AF_INET, raw[4:8])
+        if len(raw) >= 24 and struct.unpack_from("=H", raw)[0] == socket.AF_INET6:
+            return socket.inet_ntop(socket.AF_INET6, raw[8:24])
+        return None
+
+    def _reply(self, key, ee_errno, origin, itype, code, info, source) -> Optional[Reply]:
+        a = self.address
+        if origin == SO_EE_ORIGIN_LOCAL:
+            return None
+        if ee_errno == errno.EMSGSIZE:
+            return Reply(a, "udp", key, "toobig", source or a, mtu=info)
+        if ee_errno == errno.ECONNREFUSED:
+            return Reply(a, "udp", key, "pass", source or a)
+        if (origin == SO_EE_ORIGIN_ICMP and itype == 11) or (origin == SO_EE_ORIGIN_ICMP6 and itype == 3):
+            return Reply(a, "udp", key, "ttl", source or a)
+        return Reply(a, "udp", key, "unreach", source or a)
