@@ -41,7 +41,9 @@ class Netns:
         self.close()
 
     def _ip(self, *args: str) -> None:
-        subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+        done = subprocess.run(["ip", *args], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"ip {' '.join(args)}: {done.stderr.strip()}")
 
     def ns(self, role: str, forwarding: bool = False) -> str:
         name = f"md-{role}-{self.tag}"
@@ -61,8 +63,11 @@ class Netns:
             self._ip("-n", ns, "link", "set", end, "mtu", str(mtu), "up")
         return end_a, end_b
 
-    def addr(self, ns: str, dev: str, cidr: str) -> None:
-        self._ip("-n", ns, "addr", "add", cidr, "dev", dev)
+    def addr(self, ns: str, dev: str, cidr: str, *flags: str) -> None:
+        """Add an address; IPv6 ones skip duplicate address detection so they work at once."""
+        if ":" in cidr and "nodad" not in flags:
+            flags = (*flags, "nodad")
+        self._ip("-n", ns, "addr", "add", cidr, "dev", dev, *flags)
 
     def route(self, ns: str, dest: str, via: str) -> None:
         self._ip("-n", ns, "route", "add", dest, "via", via)

@@ -7,7 +7,9 @@ The sender sends N UDP datagrams with DF off (IP_PMTUDISC_DONT). Datagrams large
 the receiver reassembles. Its `netstat -s`, /proc/net/snmp and `nstat -asz` taken before
 and after, diffed by the CLI, must grow by exactly what was sent:
 ReasmReqds by N x fragments per datagram, ReasmOKs by N, ReasmFails by 0. The router's
-and the sender's FragOKs / FragCreates must match the same arithmetic.
+and the sender's FragOKs / FragCreates must match the same arithmetic. An IPv6 pair of
+namespaces (MTU 1280; only the source fragments IPv6) checks the same through `netstat -s -6`,
+/proc/net/snmp6 and nstat, and that none of it lands in ipv4.
 
 MSSDIAG_KEEP_DUMPS=DIR copies the captured dumps there (how the fixtures were made).
 """
@@ -173,3 +175,69 @@ def test_reassembly_counters_grow_by_what_was_sent(lab, tmp_path, count, size):
             assert delta["events"] == []
             got = {name: delta["ipv4"][name] for name in counters}
             assert got == counters, f"{role} {kind}: {got} != {counters}"
+
+
+SENDER6 = """
+import socket, sys, time
+dst, port, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+for _ in range(count):
+    s.sendto(bytes(size), (dst, port))
+    time.sleep(0.002)
+"""
+
+
+def fragments6(payload: int, mtu: int) -> int:
+    """How many fragments Linux makes of an IPv6 payload: 40-byte header plus an 8-byte fragment header."""
+    if payload + 40 <= mtu:
+        return 1
+    step = (mtu - 40 - 8) // 8 * 8
+    return math.ceil(payload / step)
+
+
+def test_ipv6_reassembly_counters_go_to_ipv6(tmp_path):
+    if shutil.which("netstat") is None:
+        pytest.skip("net-tools `netstat` not installed (make system-deps)")
+    count, size, mtu = 20, 3000, 1280       # IPv6 needs at least 1280
+    per = fragments6(size + UDP_HEADER, mtu)
+    assert per == 3
+    with Netns("frag6") as net:
+        snd, rcv = net.ns("snd6"), net.ns("rcv6")
+        a, b = net.link(snd, rcv, mtu)
+        net.addr(snd, a, "fd00:201:6::1/64")
+        net.addr(rcv, b, "fd00:201:6::2/64")
+        listener = net.popen(rcv, [sys.executable, "-c", RECEIVER.replace("AF_INET", "AF_INET6"),
+                                   "fd00:201:6::2", str(PORT), str(count + 1), "5"])
+        try:
+            assert listener.stdout.readline().strip() == "ready"
+            net.run(snd, [sys.executable, "-c", SENDER6, "fd00:201:6::2", str(PORT), "1", "64"], check=True)
+            time.sleep(0.3)
+            for role, name in (("sender", snd), ("receiver", rcv)):
+                capture(net, name, tmp_path, f"{role}-before")
+                (tmp_path / f"{role}-before-netstat6.txt").write_text(net.run(name, ["netstat", "-s", "-6"], check=True).stdout)
+            net.run(snd, [sys.executable, "-c", SENDER6, "fd00:201:6::2", str(PORT), str(count), str(size)], check=True)
+            received = listener.communicate(timeout=15)[0].split()
+        finally:
+            if listener.poll() is None:
+                listener.kill()
+                listener.wait()
+        assert received[1:] == [str(size)] * count
+        for role, name in (("sender", snd), ("receiver", rcv)):
+            capture(net, name, tmp_path, f"{role}-after")
+            (tmp_path / f"{role}-after-netstat6.txt").write_text(net.run(name, ["netstat", "-s", "-6"], check=True).stdout)
+
+    keep = os.environ.get("MSSDIAG_KEEP_DUMPS")
+    if keep:
+        shutil.copytree(tmp_path, Path(keep) / f"ipv6-{count}x{size}", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".nstat-*"))
+
+    want = {"sender": {"FragOKs": count, "FragCreates": count * per},
+            "receiver": {"ReasmReqds": count * per, "ReasmOKs": count, "ReasmFails": 0}}
+    for role, counters in want.items():
+        for kind in ("netstat6", "snmp6", "nstat"):
+            delta = mssdiag_diff(tmp_path / f"{role}-before-{kind}.txt", tmp_path / f"{role}-after-{kind}.txt")
+            assert delta["os"] == "linux" and delta["events"] == []
+            got = {name: delta["ipv6"][name] for name in counters}
+            assert got == counters, f"{role} {kind}: {got} != {counters}"
+            if kind != "nstat":
+                assert delta["ipv4"] is None, f"{kind} must not report IPv6 counters as IPv4"
