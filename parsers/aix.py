@@ -21,6 +21,7 @@ META = Meta(
     # the ipv6: section has no "datagrams that can't be fragmented" line
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragCreates"),
     reasm_unit="both",
+    fails_unit="fragments",
     semantics=(
         "BSD counters: 'fragments received' (ReasmReqds) counts fragments, 'packets reassembled "
         "ok' (ReasmOKs) datagrams. ReasmFails is 'fragments dropped (dup or out of space)', a "

@@ -38,6 +38,7 @@ META = Meta(
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
     reasm_unit="both",
+    fails_unit="fragments",
     semantics=(
         "Counts both: 'fragments received' (ReasmReqds) goes up once per fragment, 'packets "
         "reassembled ok' (ReasmOKs) once per datagram rebuilt. ReasmFails is the number of "

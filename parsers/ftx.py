@@ -24,6 +24,7 @@ META = Meta(
     formats=("netstat -s", "netstat -s | grep fragment"),
     ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
     reasm_unit="fragments",
+    fails_unit="fragments",
     semantics=(
         "Reassembly is counted in one number only, 'fragments received' (ReasmReqds), and its "
         "unit depends on the release, which the text does not show: FTX 2.4 and 3.3 count "

@@ -30,6 +30,7 @@ META = Meta(
     ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout"),
     ipv6=("ReasmReqds", "ReasmFails"),
     reasm_unit="datagrams",
+    fails_unit="fragments",
     semantics=(
         "Counts only reassembled datagrams although the line says 'fragments received' "
         "(seed 004, Figure 6f, HP-UX 11.00): that number goes to ReasmReqds as the IP-MIB "

@@ -33,6 +33,7 @@ class Meta:
     ipv4: Tuple[str, ...]          # counters its formats can report for IPv4
     ipv6: Tuple[str, ...] = ()     # ... and for IPv6 (empty: no IPv6 section)
     reasm_unit: str = "both"       # what its reassembly counters count: both | fragments | datagrams
+    fails_unit: str = "datagrams"  # what ReasmFails counts: failed datagrams, or dropped fragments (BSD)
     semantics: str = ""            # what its numbers mean, in words (shown in docs and reports)
 
 

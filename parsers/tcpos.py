@@ -25,6 +25,7 @@ META = Meta(
     formats=("netstat -s",),
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
     reasm_unit="both",
+    fails_unit="fragments",
     semantics=(
         "Counts both, like STCP: 'fragments received' (ReasmReqds) goes up once per fragment, "
         "'datagrams reassembled' (ReasmOKs) once per datagram (seed Figure 6b: 20 fragments, 10 "

@@ -188,7 +188,7 @@ def test_hpux_and_ftx34_unit_is_datagrams_and_no_ratio_is_taken():
     text = EXCERPT + "# netstat -s | grep fragment\n20 fragments received\n0 fragments dropped (dup or out of space)\n" \
                      "0 fragments dropped after timeout\n"
     snaps = parsers.parse(text, os="hpux")
-    (delta,) = deltas(snaps, reasm_unit=lambda name: parsers.get(name).META.reasm_unit)
+    (delta,) = deltas(snaps)
     assert delta.ipv4["ReasmReqds"] == 12
     assert delta.ratios("ipv4")["fragments_per_datagram"] is None
 

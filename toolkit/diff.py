@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Dict, Iterable, List, Optional
 
-from parsers.model import COUNTERS, Snapshot
+import parsers
+from parsers.model import COUNTERS, Meta, Snapshot
 
 WRAP32 = 2 ** 32
 # A drop is read as a 32-bit wrap only when the old value sat near the top of the range
@@ -25,6 +26,7 @@ class Delta:
     events: List[dict] = field(default_factory=list)
     os: str = ""
     reasm_unit: str = "both"
+    fails_unit: str = "datagrams"
 
     def per_hour(self, family: str) -> Optional[Dict[str, Optional[float]]]:
         values = getattr(self, family)
@@ -33,14 +35,22 @@ class Delta:
         return {k: (None if v is None else round(v * 3600.0 / self.elapsed_s, 3)) for k, v in values.items()}
 
     def ratios(self, family: str) -> Dict[str, Optional[float]]:
-        """Fragments per reassembled datagram and the share of reassemblies failing."""
+        """Fragments per reassembled datagram and the share of reassembly failing.
+
+        The share is ReasmFails / (ReasmOKs + ReasmFails) where the OS counts failed
+        datagrams, and ReasmFails / ReasmReqds where it counts dropped fragments (BSD
+        family), so units never mix.
+        """
         values = getattr(self, family) or {}
         reqds, oks, fails = (values.get(k) for k in ("ReasmReqds", "ReasmOKs", "ReasmFails"))
         per = None
         if self.reasm_unit == "both" and reqds is not None and oks:
             per = round(reqds / oks, 3)
         share = None
-        if oks is not None and fails is not None and (oks + fails) > 0:
+        if self.fails_unit == "fragments":
+            if fails is not None and reqds:
+                share = round(fails / reqds, 4)
+        elif oks is not None and fails is not None and (oks + fails) > 0:
             share = round(fails / (oks + fails), 4)
         return {"fragments_per_datagram": per, "reasm_fail_share": share}
 
@@ -94,7 +104,9 @@ def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict
     return out
 
 
-def pair(a: Snapshot, b: Snapshot, reasm_unit: str = "both") -> Delta:
+def pair(a: Snapshot, b: Snapshot, parser=None) -> Delta:
+    """The increases from a to b; `parser` (the OS's module) says what its counters count."""
+    meta: Optional[Meta] = getattr(parser, "META", None)
     events: List[dict] = []
     v4 = _family(a.ipv4, b.ipv4, "ipv4", events)
     v6 = _family(a.ipv6, b.ipv6, "ipv6", events)
@@ -106,16 +118,17 @@ def pair(a: Snapshot, b: Snapshot, reasm_unit: str = "both") -> Delta:
     if seconds is not None and seconds < 0:
         events.append({"type": "clock", "detail": "later snapshot is dated before the earlier one"})
         seconds = None
-    return Delta(host_key(b) or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os, reasm_unit)
+    return Delta(host_key(b) or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os,
+                 meta.reasm_unit if meta else "both", meta.fails_unit if meta else "datagrams")
 
 
-def deltas(snapshots: Iterable[Snapshot], reasm_unit=lambda os_name: "both") -> List[Delta]:
+def deltas(snapshots: Iterable[Snapshot]) -> List[Delta]:
     """One Delta per consecutive pair of snapshots of the same host, in input order."""
     last: Dict[str, Snapshot] = {}
     out = []
     for snap in snapshots:
         key = host_key(snap)
         if key in last:
-            out.append(pair(last[key], snap, reasm_unit(snap.os)))
+            out.append(pair(last[key], snap, parsers.REGISTRY.get(snap.os)))
         last[key] = snap
     return out

@@ -172,16 +172,8 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
                                                                      "congestion")})
         if host.facts.os is None and host.snapshots:
             host.facts.os = host.snapshots[-1].os
-        host.deltas = diffs.deltas(host.snapshots, _reasm_unit)
+        host.deltas = diffs.deltas(host.snapshots)
     return list(by_name.values()), outcome
-
-
-def _reasm_unit(os_name: str) -> str:
-    import parsers
-    try:
-        return parsers.get(os_name).META.reasm_unit
-    except Exception:
-        return "both"
 
 
 def _read_dumps(host: Host, paths: List[str], outcome: Outcome, error) -> None:

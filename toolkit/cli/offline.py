@@ -120,8 +120,7 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    unit = lambda name: parsers.get(name).META.reasm_unit  # noqa: E731
-    pairs = diffs.deltas(_snapshots(paths, os_name, outcome, quiet), unit)
+    pairs = diffs.deltas(_snapshots(paths, os_name, outcome, quiet))
     if outcome.snapshots == 1:
         error("only one snapshot found: diff needs two of the same host (before and after)")
     if fmt == "json":
