@@ -1,0 +1,295 @@
+"""Every triage rule: a case that fires it and a case that must not, and the right command per release."""
+from __future__ import annotations
+
+import pytest
+
+import parsers
+from toolkit import calc, rules, triage
+from toolkit.hosts import HostFacts
+from toolkit.probe.result import ProbeResult
+
+# --------------------------------------------------------------------------- builders
+
+
+def probe(target="192.0.2.10", pmtu=1500, method="local", black_hole=False, sent=1460, synack=1460, used=None,
+          codes=(), local_mtu=1500, family="ipv4"):
+    return ProbeResult(target=target, address=target, family=family, pmtu=pmtu, pmtu_method=method,
+                       black_hole=black_hole, mss={"port": 23, "sent": sent, "synack": synack, "used": used},
+                       findings=[{"code": c, "text": c, "confidence": "high"} for c in codes], local_mtu=local_mtu)
+
+
+VOS_TWO = """Sun Nov 22 09:00:01 UTC 2026
+netstat -statistics -protocol ip
+ip:
+          {a}  ipReasmReqds
+          {b}  ipReasmOKs
+           0  ipReasmFails
+
+Sun Nov 22 10:00:01 UTC 2026
+netstat -statistics -protocol ip
+ip:
+          {c}  ipReasmReqds
+          {d}  ipReasmOKs
+           0  ipReasmFails
+"""
+
+WIN_BLOCK = """Sun 11/22/2026
+{time}
+
+IP Statistics
+
+  Packets Received                   = 6268757
+  Reassembly Required                = {req}
+  Reassembly Successful              = {ok}
+  Reassembly Failures                = {fail}
+  Datagrams Successfully Fragmented  = {fragok}
+  Datagrams Failing Fragmentation    = {fragfail}
+  Fragments Created                  = {created}
+"""
+
+
+def win_two(req=(100, 100), ok=(50, 50), fail=(0, 0), fragok=(0, 0), fragfail=(0, 0), created=(0, 0)):
+    return "\n".join(WIN_BLOCK.format(time=t, req=req[i], ok=ok[i], fail=fail[i], fragok=fragok[i],
+                                      fragfail=fragfail[i], created=created[i])
+                     for i, t in enumerate(("09:00 AM", "10:00 AM")))
+
+
+def host(os=None, release=None, peer=None, probes=(), dump=None, dump_os=None, **facts):
+    h = triage.Host(HostFacts("h", os=os, release=release, peer=peer, **facts))
+    h.probes = list(probes)
+    if dump:
+        h.snapshots = parsers.parse(dump, source="t", os=dump_os)
+        h.deltas = triage.diffs.deltas(h.snapshots)
+    return h
+
+
+def findings(h):
+    return rules.evaluate(h)
+
+
+def codes(h):
+    return [f.code for f in findings(h)]
+
+
+def only(h, code):
+    found = [f for f in findings(h) if f.code == code]
+    assert len(found) == 1, [f.code for f in findings(h)]
+    return found[0]
+
+
+def commands(f):
+    return "\n".join(c for r in f.recommendations for c in r.commands)
+
+
+# --------------------------------------------------------------------------- fire / must not
+
+FIRE = [
+    ("vos probe 536", lambda: host("vos", "14.6", None, [probe(used=536, synack=536, codes=["mss-536-legacy"])]),
+     "stcp-536-nonlocal"),
+    ("vos non-local facts", lambda: host("vos", "14.7", "non-local"), "stcp-536-nonlocal"),
+    ("tcpos non-local", lambda: host("tcpos", "14.6", "non-local"), "tcpos-small-mss"),
+    ("ftx 2.4 non-local", lambda: host("ftx", "2.4", "non-local"), "ftx24-small-mss"),
+    ("black hole", lambda: host("linux", None, None, [probe(pmtu=1400, method="inferred", black_hole=True)]),
+     "pmtud-black-hole"),
+    ("mss above path", lambda: host("linux", None, None, [probe(pmtu=1400, method="icmp", synack=1460, used=1460)]),
+     "mss-above-path"),
+    ("pmtu reduced", lambda: host("linux", None, None, [probe(pmtu=1400, method="icmp", synack=1360)]),
+     "path-mtu-reduced"),
+    ("synack below path", lambda: host("linux", None, None, [probe(synack=536, used=536)]), "synack-mss-below-path"),
+    ("reassembly growing", lambda: host("vos", dump=VOS_TWO.format(a=92, b=46, c=96, d=48)), "reassembly-active"),
+    ("reassembly seen once", lambda: host("vos", dump=VOS_TWO.split("\n\n")[0].replace("{a}", "92").replace("{b}", "46")),
+     "reassembly-seen"),
+    ("reassembly failing", lambda: host("windows", dump=win_two(req=(100, 300), ok=(50, 140), fail=(0, 9))),
+     "reassembly-failing"),
+    ("fragmenting outbound", lambda: host("windows", dump=win_two(fragok=(10, 40), created=(20, 80))),
+     "fragmenting-outbound"),
+    ("jumbo", lambda: host("linux", mtu=9000), "jumbo-frames"),
+    ("jumbo not end to end", lambda: host("linux", mtu=9000, probes=[probe(pmtu=1500, local_mtu=9000)]),
+     "jumbo-not-end-to-end"),
+    ("mathis", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.05, loss=1e-4), "mss-limits-throughput"),
+    ("buffers small", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=6291456), "buffers-below-bdp"),
+    ("buffers unknown", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02), "buffer-size-for-bdp"),
+]
+
+MUST_NOT = [
+    ("vos local peer", lambda: host("vos", "14.6", "local"), "stcp-536-nonlocal"),
+    ("vos peer unknown, no probe", lambda: host("vos", "14.6"), "stcp-536-nonlocal"),
+    ("vos already tuned", lambda: host("vos", "14.6", "non-local", [probe(used=1460)]), "stcp-536-nonlocal"),
+    ("vos path no bigger", lambda: host("vos", "14.6", "non-local", path_mtu=576), "stcp-536-nonlocal"),
+    ("tcpos local", lambda: host("tcpos", "14.6", "local"), "tcpos-small-mss"),
+    ("ftx 3.4", lambda: host("ftx", "3.4", "non-local"), "ftx24-small-mss"),
+    ("linux non-local leaves MSS alone", lambda: host("linux", "RHEL 8", "non-local"), "stcp-536-nonlocal"),
+    ("no black hole", lambda: host("linux", None, None, [probe(pmtu=1400, method="icmp", synack=1360)]),
+     "pmtud-black-hole"),
+    ("mss fits path", lambda: host("linux", None, None, [probe(pmtu=1400, method="icmp", synack=1360, used=1360)]),
+     "mss-above-path"),
+    ("pmtu full", lambda: host("linux", None, None, [probe()]), "path-mtu-reduced"),
+    ("synack full", lambda: host("linux", None, None, [probe(synack=1460, used=1460)]), "synack-mss-below-path"),
+    ("synack small on vos is the legacy rule's", lambda: host("vos", "14.6", None, [probe(synack=536, used=536)]),
+     "synack-mss-below-path"),
+    ("reassembly flat", lambda: host("vos", dump=VOS_TWO.format(a=92, b=46, c=92, d=46)), "reassembly-active"),
+    ("reassembly flat is not 'seen'", lambda: host("vos", dump=VOS_TWO.format(a=92, b=46, c=92, d=46)), "reassembly-seen"),
+    ("no failures", lambda: host("windows", dump=win_two(req=(100, 300), ok=(50, 150))), "reassembly-failing"),
+    ("no outbound fragments", lambda: host("windows", dump=win_two()), "fragmenting-outbound"),
+    ("mtu 1500 is not jumbo", lambda: host("linux", mtu=1500), "jumbo-frames"),
+    ("jumbo end to end", lambda: host("linux", mtu=9000, probes=[probe(pmtu=9000, local_mtu=9000)]),
+     "jumbo-not-end-to-end"),
+    ("mathis above link", lambda: host("linux", bandwidth_bps=1e6, rtt_s=0.05, loss=1e-4), "mss-limits-throughput"),
+    ("mathis without loss", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.05), "mss-limits-throughput"),
+    ("buffers big enough", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=64 * 2 ** 20),
+     "buffers-below-bdp"),
+    ("buffers big enough, no advice", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=64 * 2 ** 20),
+     "buffer-size-for-bdp"),
+    ("no bandwidth no buffers", lambda: host("linux", rtt_s=0.02), "buffer-size-for-bdp"),
+]
+
+
+@pytest.mark.parametrize("name,make,code", FIRE, ids=[f[0] for f in FIRE])
+def test_rule_fires(name, make, code):
+    assert code in codes(make())
+
+
+@pytest.mark.parametrize("name,make,code", MUST_NOT, ids=[m[0] for m in MUST_NOT])
+def test_rule_must_not_fire(name, make, code):
+    assert code not in codes(make())
+
+
+def test_every_code_has_a_firing_and_a_silent_case():
+    assert {c for _, _, c in FIRE} == set(rules.CODES)
+    assert {c for _, _, c in MUST_NOT} == set(rules.CODES)
+
+
+# --------------------------------------------------------------------------- commands per release
+
+def test_vos_14_6_uses_set_longword_in_hex():
+    f = only(host("vos", "14.6.0ak", "non-local"), "stcp-536-nonlocal")
+    cmds = commands(f)
+    assert "analyze_system -request_line 'set_longword default_min_mtu 5c8' -quit" in cmds
+    assert "set_stcp_param" not in cmds
+    assert "set_external_variable default_min_mtu -in ip.cp.pm -type integer -to 1480" in cmds
+    ext = next(r for r in f.recommendations if r.code == "vos-set-external-variable-ip-cp-pm")
+    text = " ".join(ext.caveats)
+    assert "before STCP starts" in text and "after every VOS upgrade" in text and "set_pm_version" in text
+    assert any("start_stcp.cm" in r.where for r in f.recommendations)
+
+
+def test_vos_14_7_uses_set_stcp_param():
+    cmds = commands(only(host("vos", "14.7", "non-local"), "stcp-536-nonlocal"))
+    assert "analyze_system -request_line 'set_stcp_param min_mss 1480' -quit" in cmds
+    assert "set_longword" not in cmds
+
+
+def test_vos_release_unknown_gives_both():
+    cmds = commands(only(host("vos", None, "non-local"), "stcp-536-nonlocal"))
+    assert "set_stcp_param min_mss 1480" in cmds and "set_longword default_min_mtu 5c8" in cmds
+
+
+def test_vos_min_mss_follows_the_path():
+    f = only(host("vos", "14.6", None, [probe(pmtu=1492, method="icmp", used=536, synack=536)]), "stcp-536-nonlocal")
+    assert "set_longword default_min_mtu 5d4" not in commands(f)
+    assert "set_longword default_min_mtu 5c0" in commands(f)          # 1492 - 20 = 1472 = 0x5c0
+    assert f.data["path_mss"] == 1452
+
+
+def test_tcpos_before_and_after_otp_868():
+    old = only(host("tcpos", "14.6", "non-local"), "tcpos-small-mss")
+    new = only(host("tcpos", "14.7.1", "non-local"), "tcpos-small-mss")
+    assert old.data["default_mss"] == 512 and new.data["default_mss"] == 536
+    for f in (old, new):
+        cmds = commands(f)
+        assert "analyze_system -request_line 'set_longword tcpos_default_mss$ 5b4' -quit" in cmds
+        assert "set_external_variable tcpos_default_mss$ -in tcp.pm -type integer -to 1460" in cmds
+        assert "1480" not in cmds                                    # no TCP header counted
+    assert "otp-868" in " ".join(old.evidence) and "512" in " ".join(old.evidence)
+    assert "200 (512)" in " ".join(c for r in old.recommendations for c in r.caveats)
+    assert "218 (536)" in " ".join(c for r in new.recommendations for c in r.caveats)
+
+
+def test_ftx_24_invents_no_command():
+    f = only(host("ftx", "2.4", "non-local"), "ftx24-small-mss")
+    assert commands(f) == ""
+    assert any("3.x" in r.title for r in f.recommendations)
+
+
+@pytest.mark.parametrize("os_name,release,expect,absent", [
+    ("linux", "RHEL 8", "sysctl -w net.ipv4.tcp_mtu_probing=1", "netsh"),
+    ("linux", "RHEL 8", "advmss 1360", "netsh"),
+    ("windows", "Windows Server 2003", r"Interfaces\{<interface GUID>}", "netsh interface"),
+    ("windows", "Windows Server 2019", 'set subinterface "<interface name>" mtu=1400 store=persistent', "Interfaces\\{"),
+    ("windows", "Windows Server 2019", "EnablePMTUBHDetect /t REG_DWORD /d 1", "ndd"),
+    ("hpux", "11.31", "ndd -set /dev/ip ip_pmtu_strategy", "sysctl"),
+])
+def test_black_hole_fixes_per_os(os_name, release, expect, absent):
+    f = only(host(os_name, release, None, [probe(pmtu=1400, method="inferred", black_hole=True)]), "pmtud-black-hole")
+    cmds = commands(f)
+    assert expect in cmds and absent not in cmds
+    # the network fixes come with every OS
+    assert "--icmp-type fragmentation-needed -j ACCEPT" in cmds and "packet-too-big" in cmds
+    assert "ip tcp adjust-mss 1360" in cmds and "TCPMSS" in cmds
+
+
+def test_pmtud_os_leave_mss_alone_without_evidence():
+    for os_name in ("linux", "windows", "hpux"):
+        found = codes(host(os_name, None, "non-local"))
+        assert not any(c in found for c in ("stcp-536-nonlocal", "tcpos-small-mss", "ftx24-small-mss",
+                                             "synack-mss-below-path", "mss-above-path")), (os_name, found)
+
+
+# --------------------------------------------------------------------------- numbers in the findings
+
+def test_reassembly_rate_per_hour():
+    f = only(host("vos", dump=VOS_TWO.format(a=92, b=46, c=96, d=48)), "reassembly-active")
+    assert f.data["increase"]["ReasmReqds"] == 4 and f.data["per_hour"]["ReasmReqds"] == 4.0
+    assert "4 per hour" in f.evidence[0]
+    assert any("packet_monitor" in c for r in f.recommendations for c in r.caveats)
+
+
+def test_reassembly_failing_share():
+    f = only(host("windows", dump=win_two(req=(100, 300), ok=(50, 140), fail=(0, 10))), "reassembly-failing")
+    assert f.data["fails"] == 10
+    assert "10.00% of reassemblies fail" in " ".join(f.evidence)      # +10 failed, +90 reassembled
+
+
+def test_jumbo_mss_8960():
+    f = only(host("linux", mtu=9000), "jumbo-frames")
+    assert "8960" in f.title
+    text = " ".join(c for r in f.recommendations for c in r.caveats)
+    assert "9080" in text and "tcp_mtu_probing=1" in text
+
+
+def test_buffers_seed002_sysctl_lines():
+    f = only(host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=6291456), "buffers-below-bdp")
+    assert f.data["bdp_bytes"] == 25_000_000 and f.data["buffer_mib_rounded"] == 52_428_800
+    assert "sysctl -w net.ipv4.tcp_rmem='10240 87380 52428800'" in commands(f)
+    assert "sysctl -w net.ipv4.tcp_wmem='10240 87380 52428800'" in commands(f)
+
+
+def test_buffers_bbr_under_loss_factor_4():
+    f = only(host("linux", bandwidth_bps=10e9, rtt_s=0.02, loss=1e-4, congestion="bbr"), "buffer-size-for-bdp")
+    assert f.data["factor"] == 4 and f.data["buffer_mib_rounded"] == 100 * calc.MIB
+
+
+def test_impact_reproduces_table1_shape():
+    f = only(host("vos", "14.6", "non-local"), "stcp-536-nonlocal")
+    i = f.data["impact"]
+    assert (i["mss_before"], i["mss_after"]) == (536, 1460)
+    assert abs(i["packets_before"] - 3050) / 3050 <= 0.10 and abs(i["packets_after"] - 1204) / 1204 <= 0.10
+    assert i["overhead_pct_before"] == round(100 * 58 / 594, 2)
+    assert all(r.impact is i for r in f.recommendations)
+
+
+def test_impact_mathis_when_rtt_and_loss_known():
+    f = only(host("vos", "14.6", "non-local", rtt_s=0.05, loss=1e-4), "stcp-536-nonlocal")
+    assert f.data["impact"]["mathis_bps_before"] == round(calc.mathis(536, 0.05, 1e-4))
+    assert f.data["impact"]["mathis_bps_after"] == round(calc.mathis(1460, 0.05, 1e-4))
+
+
+def test_probe_file_forms(tmp_path):
+    one = probe().to_dict()
+    (tmp_path / "a.json").write_text(__import__("json").dumps(one))
+    (tmp_path / "b.json").write_text(__import__("json").dumps([one, one]))
+    (tmp_path / "c.json").write_text("\n".join(__import__("json").dumps(one) for _ in range(3)))
+    assert [len(triage.load_probes(str(tmp_path / n))) for n in ("a.json", "b.json", "c.json")] == [1, 2, 3]
+    (tmp_path / "bad.json").write_text('{"pmtu": 1500}')
+    with pytest.raises(triage.InputError, match="bad.json: item 0: not a probe result"):
+        triage.load_probes(str(tmp_path / "bad.json"))
