@@ -94,7 +94,6 @@ BEFORE_BLOCK = ALWAYS | {
 _SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
 _COUNT_LINE = re.compile(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
 _NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
-_FORWARDING = re.compile(r"^\s*(?:Forwarding is \w+|Default TTL is \d+)\s*$")
 # /proc/net/snmp: a header line of names, then the same group with values.
 _SNMP_HEADER = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
 _SNMP_VALUES = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
@@ -123,7 +122,7 @@ def _netstat(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Option
     loose = _Section("")          # lines before any section header: a `| grep` excerpt
     headed = False
     for line in lines:
-        m = _SECTION.match(line)
+        m = _SECTION.match(line) if line.endswith(":") else None
         if m:
             headed = True
             if current is not None:
@@ -251,18 +250,25 @@ def read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -s", ipv4=None)
     formats: List[str] = []
 
-    v4, v6, kind = _netstat(lines, reading)
-    if kind:
-        formats.append(kind)
+    blob = "\n".join(lines)    # cheap substring checks skip the forms that cannot be there
+    v4 = v6 = None
+    if "Ip:" in blob or "Ip6:" in blob or "reassembl" in blob or "fragment" in blob:
+        v4, v6, kind = _netstat(lines, reading)
+        if kind:
+            formats.append(kind)
 
-    snmp_v4, snmp_seen = _snmp(lines, reading)
-    if snmp_seen:
-        formats.append("/proc/net/snmp")
-        if snmp_v4 is not None and v4 is None:
-            v4 = snmp_v4
+    if "ReasmReqds" in blob:
+        snmp_v4, snmp_seen = _snmp(lines, reading)
+        if snmp_seen:
+            formats.append("/proc/net/snmp")
+            if snmp_v4 is not None and v4 is None:
+                v4 = snmp_v4
 
-    n4, n6, is_nstat, is_snmp6 = _named(lines, reading)
-    kernel_header = any(_NSTAT_HEADER.match(line) for line in lines)
+    n4 = n6 = None
+    is_nstat = is_snmp6 = False
+    if "Reasm" in blob or "Frag" in blob:
+        n4, n6, is_nstat, is_snmp6 = _named(lines, reading)
+    kernel_header = "#kernel" in blob and any(_NSTAT_HEADER.match(line) for line in lines)
     if is_nstat or (kernel_header and not is_snmp6):
         formats.append("nstat")
         reading.warnings.append(
@@ -291,28 +297,30 @@ def read(lines: List[str]) -> Reading:
 
 # -------------------------------------------------------------------- detection
 
-_STRONG = re.compile(
-    r"reassemblies required|packet reassembl(?:e|ie)s failed|fragments received ok"
-    r"|outgoing packets fragmented ok|outgoing packets failed fragmentation"
-    r"|incoming packets delivered|requests sent out"
-    r"|^\s*Ip: Forwarding DefaultTTL|^\s*Ip6?(?:Reasm|Frag)[A-Za-z]+\s+\d|^\s*#kernel\s*$|^\s*Ip6?:\s*$",
-    re.M)
-_DIGITS = re.compile(r"\s+\d.*$")
-_WEAK = re.compile(r"packets reassembled ok|fragments dropped after timeout|fragments created|total packets received")
-# BSD / HP-UX / FTX / TCP_OS wording (and their lower-case `ip:` headers) is not Linux.
+# Wording only net-tools / the Linux kernel uses; plain substrings are much faster than a regex.
+_STRONG_WORDS = (
+    "reassemblies required", "packet reassembles failed", "packet reassemblies failed",
+    "fragments received ok", "outgoing packets fragmented ok", "outgoing packets failed fragmentation",
+    "incoming packets delivered", "requests sent out", "Ip: Forwarding DefaultTTL", "#kernel",
+)
+_STRONG_LINES = re.compile(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
+_WEAK_WORDS = ("packets reassembled ok", "fragments dropped after timeout", "fragments created", "total packets received")
+# BSD / HP-UX / FTX / TCP_OS wording (and their lower-case `ip:` headers), Windows: not Linux.
 _NOT_LINUX = re.compile(
-    r"fragments received\s*$|dup or out of space|output datagrams fragmented|datagrams that can't be fragmented"
-    r"|^\s*ip6?:\s*$|Reassembly Required|IPv[46] Statistics|^\s*IP Statistics",
+    r"fragments received[ \t]*$|dup or out of space|output datagrams fragmented|datagrams that can't be fragmented"
+    r"|^[ \t]*ip6?:[ \t]*$|Reassembly Required|IPv[46] Statistics|^[ \t]*IP Statistics",
     re.M)
 
 
 def detect(text: str) -> float:
-    strong = {_DIGITS.sub("", m.group(0).strip()) for m in _STRONG.finditer(text)}
-    if strong:
-        return round(min(1.0, 0.8 + 0.05 * len(strong)), 2)
+    hits = sum(1 for word in _STRONG_WORDS if word in text)
+    if "Ip" in text:
+        hits += len({m.group(0).strip()[:3] for m in _STRONG_LINES.finditer(text)})
+    if hits:
+        return round(min(1.0, 0.8 + 0.05 * hits), 2)
     if _NOT_LINUX.search(text):
         return 0.0
-    return 0.3 if _WEAK.search(text) else 0.0
+    return 0.3 if any(word in text for word in _WEAK_WORDS) else 0.0
 
 
 def parse(text: str):
