@@ -55,13 +55,15 @@ IPV6 = {"ipv6reasmreqds": "ReasmReqds", "ipv6reasmoks": "ReasmOKs", "ipv6reasmfa
 RAW_ONLY = {"ipreasmtimeout", "ipreasmduplicates", "ipreasmpartdups",
             "ipv6reasmduplicates", "ipv6reasmpartdups"}
 
-_PAIR = re.compile(r"(?<![\w.:])(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
+# A name stands alone (line start or whitespace before it): `ipReasmTimeout = 15` quoted in
+# prose or Markdown, or `IP-MIB::ipReasmReqds.0 = 0` from snmpwalk, is not netstat output.
+_PAIR = re.compile(r"(?<!\S)(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
 # `IPv4    ipForwarding = 2 ...` (header inline) or `IP` / `IPv6 for hme0` alone on a line.
 _SECTION = re.compile(r"^\s*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:\s*$|:\s*$|\s+(?=[a-z][A-Za-z0-9]*\s*=))")
 
-_DETECT_IP = re.compile(r"(?<![\w.:])ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
+_DETECT_IP = re.compile(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
                         r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I)
-_DETECT_MIB = re.compile(r"(?<![\w.:])(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d")
+_DETECT_MIB = re.compile(r"(?<!\S)(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d")
 _DETECT_HEADER = re.compile(r"^[\s>]*(?:IPv4|IPv6|IP|RAWIP|UDP|TCP|ICMPv4|SCTP)[ \t]+[a-z]\w*\s*=", re.M)
 
 
