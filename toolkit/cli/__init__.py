@@ -6,7 +6,7 @@ from typing import Optional
 import typer
 
 from toolkit import __version__
-from toolkit.cli import lab, offline
+from toolkit.cli import lab, offline, probe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
 
 app = typer.Typer(
@@ -34,6 +34,7 @@ def root(version: Optional[bool] = typer.Option(
 
 
 offline.register(app)
+probe.register(app)
 triage_cli.register(app)
 calc_cli.register(app)
 app.add_typer(lab.app, name="lab")

@@ -16,13 +16,17 @@ from toolkit.probe.result import mss_info
 TCP_INFO = 11
 # struct tcp_info offsets (linux/tcp.h)
 TI_SND_MSS, TI_RCV_MSS, TI_PMTU, TI_ADVMSS = 16, 20, 60, 84
+TCPI_OPT_TIMESTAMPS = 1
 
 
 def tcp_info(sock: socket.socket) -> Dict[str, int]:
     raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
     get = lambda off: struct.unpack_from("I", raw, off)[0]  # noqa: E731
+    # once timestamps are agreed the kernel takes their 12 bytes off advmss; add them back
+    # to get the value our SYN carried
+    ts = 12 if raw[5] & TCPI_OPT_TIMESTAMPS else 0
     return {"snd_mss": get(TI_SND_MSS), "rcv_mss": get(TI_RCV_MSS), "pmtu": get(TI_PMTU),
-            "advmss": get(TI_ADVMSS)}
+            "advmss": get(TI_ADVMSS) + ts if get(TI_ADVMSS) else 0}
 
 
 def _mss_option(l4: bytes) -> Optional[int]:

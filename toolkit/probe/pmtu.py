@@ -211,9 +211,10 @@ class Search:
         probes += [(m, small, 64) for m in self.methods if m != "icmp"]
         answers = self._round(probes)
         echo = {k: r for k, r in answers.items() if self.sent[k].method == "icmp"}
-        if any(r.kind in ("pass", "toobig") for rs in echo.values() for r in rs):
+        if any(r.kind == "pass" for rs in echo.values() for r in rs):
             self._record(echo)
             return "icmp"
+        # a router's "too big" for a large echo proves nothing about the target answering it
         for m in self.methods:
             if m == "icmp":
                 continue

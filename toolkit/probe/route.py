@@ -44,6 +44,7 @@ def lookup(address: str) -> Route:
     iface, mtu = interface_of(source)
     if mtu is None:
         mtu = path_mtu or (1280 if fam == "ipv6" else 1500)
+    mtu = min(mtu, 65535)          # an IP packet's length field tops out there (loopback says 65536)
     cached = path_mtu if path_mtu and path_mtu < mtu else None
     return Route(fam, source, iface, mtu, cached)
 

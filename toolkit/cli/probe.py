@@ -1,0 +1,122 @@
+"""`mssdiag probe`: path MTU, PMTUD black holes and the MSS a live host advertises and uses."""
+from __future__ import annotations
+
+import codecs
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from toolkit.output import error, table
+
+PORT_HELP = "TCP port(s) for the MSS check: 21,25,80 or 20-23. Banner services talk first; use --send for others."
+
+
+def parse_ports(text: Optional[str]) -> List[int]:
+    """'21,80,8000-8002' -> [21, 80, 8000, 8001, 8002]; ValueError names the bad part."""
+    if not text:
+        return []
+    ports: List[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"{part!r} is not a port number or range")
+        a, b = int(lo), int(hi or lo)
+        if not (1 <= a <= b <= 65535):
+            raise ValueError(f"{part!r} is outside 1-65535")
+        if b - a >= 1024:
+            raise ValueError(f"{part!r} is more than 1024 ports")
+        ports.extend(p for p in range(a, b + 1) if p not in ports)
+    return ports
+
+
+def _row(r) -> list:
+    m = r.mss or {}
+    fmt = lambda v: "-" if v is None else v  # noqa: E731
+    bh = "yes" if r.black_hole else ("no" if r.pmtu is not None else "-")
+    mss = "/".join(str(fmt(m.get(k))) for k in ("sent", "synack", "used")) if r.mss_ports else "-"
+    return [r.target, r.address or "-", fmt(r.pmtu), fmt(r.pmtu_method), bh, fmt(r.hop), mss,
+            r.probes, f"{r.elapsed_s:.2f}"]
+
+
+HEADERS = ["target", "address", "pmtu", "method", "black hole", "hop", "mss sent/synack/used", "probes", "s"]
+
+
+def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Host names or addresses."),
+          port: Optional[str] = typer.Option(None, "--port", "-p", metavar="N,...", help=PORT_HELP),
+          ipv4: bool = typer.Option(False, "-4", help="IPv4 only."),
+          ipv6: bool = typer.Option(False, "-6", help="IPv6 only."),
+          as_json: bool = typer.Option(False, "--json", help="One JSON object per target, one a line."),
+          rate: float = typer.Option(100.0, "--rate", metavar="PPS", help="Probes per second, all targets together."),
+          timeout: float = typer.Option(1.0, "--timeout", metavar="S", help="Longest wait for any one answer."),
+          send: Optional[str] = typer.Option(None, "--send", metavar="TEXT",
+                                             help="Sent to ports that stay silent, e.g. 'GET / HTTP/1.0\\r\\n\\r\\n' "
+                                                  "(backslash escapes understood)."),
+          no_raw: bool = typer.Option(False, "--no-raw", help="Plain sockets only, as without root."),
+          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")) -> None:
+    """Probe live hosts: path MTU with DF probes, black holes, and the MSS advertised and used."""
+    try:
+        ports = parse_ports(port)
+    except ValueError as exc:
+        error(f"--port {port!r}: {exc}")
+        raise typer.Exit(2)
+    if ipv4 and ipv6:
+        error("-4 and -6: choose one")
+        raise typer.Exit(2)
+    if not rate > 0 or rate > 100000:
+        error(f"--rate {rate:g}: must be above 0 and at most 100000 probes a second")
+        raise typer.Exit(2)
+    if not 0 < timeout <= 60:
+        error(f"--timeout {timeout:g}: must be above 0 and at most 60 seconds")
+        raise typer.Exit(2)
+    text = None
+    if send is not None:
+        try:
+            text = codecs.decode(send, "unicode_escape")
+        except UnicodeDecodeError as exc:
+            error(f"--send {send!r}: bad escape ({exc.reason})")
+            raise typer.Exit(2)
+    from toolkit.probe import runner
+    opts = runner.Options(ports=ports, family="ipv4" if ipv4 else "ipv6" if ipv6 else None, rate=rate,
+                          timeout=timeout, send_text=text, raw=False if no_raw else None)
+    why = runner.raw_allowed() if not no_raw else None
+    if why:
+        error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "
+              "UDP socket probes and TCP_INFO only (see 'skipped')")
+    failed = 0
+    results = []
+    show_bar = not quiet and sys.stderr.isatty() and len(targets) > 1
+    bar = typer.progressbar(length=len(targets), label="probing", file=sys.stderr) if show_bar else None
+    try:
+        if bar:
+            bar.__enter__()
+        for r in runner.run(targets, opts, progress=(lambda _r: bar.update(1)) if bar else None):
+            for e in r.errors:
+                error(f"probe {e}")
+            failed += bool(r.errors)
+            if as_json:
+                sys.stdout.write(json.dumps(r.to_dict()) + "\n")
+                sys.stdout.flush()
+            else:
+                results.append(r)
+    except KeyboardInterrupt:
+        error("probe: interrupted")
+        raise typer.Exit(130)
+    finally:
+        if bar:
+            bar.__exit__(None, None, None)
+    if not as_json:
+        table((_row(r) for r in results if not r.errors or r.address), HEADERS)
+        for r in results:
+            for f in r.findings:
+                typer.echo(f"{r.target}: [{f['code']}] {f['text']} (confidence {f['confidence']})")
+            for s in r.skipped:
+                typer.echo(f"{r.target}: skipped: {s}")
+    if failed:
+        raise typer.Exit(3 if failed < len(targets) else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("probe")(probe)
