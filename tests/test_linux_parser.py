@@ -1,6 +1,8 @@
 """The Linux parser's tricky rules: zero omission versus excerpts, section boundaries,
 wording variants, IPv6 separation, bad numbers, nstat modes, detection."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import parsers
 from parsers import linux
@@ -204,3 +206,40 @@ def test_detect_stays_off_other_stacks(text):
 
 def test_detect_is_lukewarm_on_wording_bsd_shares():
     assert 0 < linux.detect("5 packets reassembled ok\n0 fragments dropped after timeout\n") < 0.5
+
+
+def test_cron_file_diffs_into_the_traffic_sent_between_runs():
+    from fixturelib import NETSTAT
+    from toolkit.diff import deltas
+
+    text = (NETSTAT / "linux" / "netns-cron-date-netstat-s.txt").read_text()
+    steps = deltas(parsers.parse(text))
+    assert [(d.ipv4["ReasmReqds"], d.ipv4["ReasmOKs"], d.ipv4["ReasmFails"]) for d in steps] == \
+        [(60, 30, 0), (100, 20, 0), (0, 0, 0)]     # 30 x 2 fragments, then 20 x 5
+    assert all(d.elapsed_s and d.elapsed_s > 0 for d in steps)
+    assert steps[1].ratios("ipv4")["fragments_per_datagram"] == 5.0
+
+
+LINUXISH = st.sampled_from([
+    "Ip:", "Ip6:", "Icmp:", "Udp:", "UdpLite:", "#kernel", "    Forwarding: 2", "    OutTransmits: 9",
+    "    12 reassemblies required", "    3 packets reassembled ok", "    1 packet reassembles failed",
+    "    7 fragments created", "    5 total packets received", "    5 incoming packets delivered",
+    "    5 requests sent out", "Ip: Forwarding DefaultTTL ReasmReqds ReasmOKs", "Ip: 1 64 3 1",
+    "IpReasmReqds 4 0.0", "Ip6ReasmOKs\t2", "Sun Nov 22 03:21:36 UTC 2026", "> Ip:", "",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(LINUXISH, st.text(max_size=40)), max_size=40))
+def test_any_text_gives_counters_or_parse_error(pieces):
+    text = "\n".join(pieces)
+    assert 0.0 <= linux.detect(text) <= 1.0
+    try:
+        snaps = linux.parse(text)
+    except parsers.ParseError:
+        return
+    for snap in snaps:
+        for family in (snap.ipv4, snap.ipv6):
+            if family is not None:
+                assert set(family) == set(COUNTERS)
+                assert all(v is None or (isinstance(v, int) and v >= 0) for v in family.values())
