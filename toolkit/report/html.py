@@ -36,8 +36,9 @@ def throughput_chart(host) -> str:
         markers.append((path_mss, f"path {path_mss}"))
     if f.rtt_s and f.loss:
         pts = calc.mathis_curve(f.rtt_s, f.loss, MSS_POINTS, f.bandwidth_bps)
-        title = f"Throughput bound vs MSS (RTT {f.rtt_s * 1e3:g} ms, loss {f.loss:g})"
-        label = "Mathis bound" + (" (capped at link)" if f.bandwidth_bps else "")
+        title = (f"Throughput bound vs MSS (RTT {f.rtt_s * 1e3:g} ms, loss {f.loss:g}"
+                 + (f", link {calc.human_rate(f.bandwidth_bps)})" if f.bandwidth_bps else ")"))
+        label = "Mathis bound"
         return line_chart(title, [(label, pts)], "MSS (bytes)", "bit/s per flow", "bit/s", markers,
                           css_class="chart throughput")
     pts = [(m, round(100.0 * m / (m + calc.SEGMENT_OVERHEAD), 2)) for m in MSS_POINTS]

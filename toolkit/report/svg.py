@@ -5,8 +5,8 @@ import math
 from html import escape
 from typing import List, Optional, Sequence, Tuple
 
-W, H = 640, 300
-LEFT, RIGHT, TOP, BOTTOM = 78, 150, 28, 46
+W, H = 720, 300
+LEFT, RIGHT, TOP, BOTTOM = 78, 190, 28, 46
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")
 
 Series = Tuple[str, Sequence[Tuple[float, float]]]
