@@ -92,6 +92,13 @@ BEFORE_BLOCK = ALWAYS | {
 }
 
 _SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
+# Section titles net-tools prints (one per MIB group); anything else ending in ':' is prose.
+_LINUX_SECTIONS = {"Ip", "Ip6", "Icmp", "IcmpMsg", "Icmp6", "Tcp", "Tcp6", "TcpExt", "Udp", "Udp6",
+                   "UdpLite", "UdpLite6", "IpExt", "MPTcpExt", "Sctp"}
+# Other stacks' lower-case titles: when --os forces this parser on them, their ip6: and udp:
+# lines must not be read as a Linux excerpt.
+_OTHER_SECTIONS = {"ip", "ip6", "icmp", "icmp6", "igmp", "tcp", "tcp6", "udp", "udp6", "ipsec", "ipsec6",
+                   "arp", "rip6", "pim", "carp", "pfsync", "divert", "raw"}
 _COUNT_LINE = re.compile(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
 _NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
 # /proc/net/snmp: a header line of names, then the same group with values.
@@ -123,7 +130,7 @@ def _netstat(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Option
     headed = False
     for line in lines:
         m = _SECTION.match(line) if line.endswith(":") else None
-        if m:
+        if m and (m["name"] in _LINUX_SECTIONS or m["name"] in _OTHER_SECTIONS or m["name"].endswith("Ext")):
             headed = True
             if current is not None:
                 current.closed = True

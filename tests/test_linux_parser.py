@@ -243,3 +243,17 @@ def test_any_text_gives_counters_or_parse_error(pieces):
             if family is not None:
                 assert set(family) == set(COUNTERS)
                 assert all(v is None or (isinstance(v, int) and v >= 0) for v in family.values())
+
+
+def test_prose_ending_in_a_colon_neither_completes_nor_hides_a_section():
+    cut = FULL_IP.format(block="    3 reassemblies required\n").split("Icmp:")[0]
+    snap = one(cut + "Output:\n")
+    assert snap.ipv4["ReasmOKs"] is None and snap.ipv4["ReasmReqds"] == 3
+    assert one("Output:\n15 reassemblies required\n").ipv4["ReasmReqds"] == 15
+
+
+def test_bsd_text_forced_as_linux_does_not_leak_ip6_into_ipv4():
+    text = ("ip:\n    5 packets reassembled ok\nip6:\n    9 packets reassembled ok\n"
+            "udp:\n    4 fragments created\n")
+    with pytest.raises(parsers.ParseError):
+        parsers.parse(text, os="linux")
