@@ -257,3 +257,10 @@ def test_bsd_text_forced_as_linux_does_not_leak_ip6_into_ipv4():
             "udp:\n    4 fragments created\n")
     with pytest.raises(parsers.ParseError):
         parsers.parse(text, os="linux")
+
+
+@pytest.mark.parametrize("line", ["    Forwarding: 2", "    Forwarding: enabled", "    Forwarding is disabled"])
+def test_forwarding_line_is_not_a_counter_and_not_the_end_of_the_block(line):
+    text = FULL_IP.replace("    Forwarding: 2", line).format(block="    4 reassemblies required\n")
+    assert one(text.split("Icmp:")[0]).ipv4["ReasmOKs"] is None     # still cut short: OKs unknown
+    assert one(text).ipv4 == dict(ZEROS, ReasmReqds=4)
