@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from parsers.model import Snapshot
 from toolkit import platforms
@@ -120,7 +120,8 @@ def _case_dirs(paths: List[str]) -> Tuple[List[str], List[str], List[str]]:
 
 def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str] = None,
            targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
-           prober: Optional[Callable[[List[str]], List[ProbeResult]]] = None) -> Tuple[List[Host], Outcome]:
+           prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
+           send_text: Optional[str] = None) -> Tuple[List[Host], Outcome]:
     """Hosts with their evidence. Bad inputs get one error line each and are skipped."""
     outcome = Outcome()
     host_files, loose_dumps, loose_probes = _case_dirs(paths)
@@ -160,7 +161,7 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
     for host in by_name.values():
         live += [t for t in host.facts.targets if t not in live]
     if live:
-        results = (prober or live_probe)(live, error)
+        results = (prober or live_probe)(live, error, ports, send_text)
         for r in results:
             owner = next((h for h in by_name.values() if r.target in h.facts.targets), None)
             host = owner or by_name.setdefault(r.target, Host(HostFacts(r.target)))
@@ -198,16 +199,19 @@ def _read_probe(host: Host, path: str, outcome: Outcome, error) -> None:
         outcome.failed.append(path)
 
 
-def live_probe(targets: List[str], error: Callable[[str], None]) -> List[ProbeResult]:
-    """Probe live targets with the prober's library (scapy is imported only here, lazily)."""
-    try:
-        from toolkit.probe import api   # noqa: F401  (the prober's entry point, when present)
-    except ImportError:
-        for t in targets:
-            error(f"{t}: live probing is not available in this build (toolkit.probe has no api); "
-                  "save `mssdiag probe --json` output and pass the file instead")
-        return []
-    return list(api.probe_many(targets))
+def live_probe(targets: List[str], error: Callable[[str], None], ports: Sequence[int] = (),
+               send_text: Optional[str] = None) -> List[ProbeResult]:
+    """Probe live targets with the prober's library (scapy is imported there, only when used)."""
+    from toolkit.probe import runner
+    why = runner.raw_allowed()
+    if why:
+        error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "
+              "UDP socket probes and TCP_INFO only")
+    results = list(runner.run(targets, runner.Options(ports=tuple(ports), send_text=send_text)))
+    for r in results:
+        for e in r.errors:
+            error(f"probe {e}")
+    return results
 
 
 def run(hosts: List[Host]) -> List[Host]:

@@ -14,6 +14,8 @@ def triage(
     paths: List[str] = typer.Argument(None, metavar="PATH...", help="netstat dumps, saved `probe --json` files, "
                                       "case directories (with a host.toml) or host files (*.toml)."),
     target: List[str] = typer.Option([], "--target", "-t", help="Probe this live target too (repeatable; needs root for DF probes)."),
+    port: Optional[str] = typer.Option(None, "--port", "-p", metavar="N,...", help="TCP port(s) for the live MSS check (as mssdiag probe)."),
+    send: Optional[str] = typer.Option(None, "--send", metavar="TEXT", help="Sent to live ports that stay silent (backslash escapes understood)."),
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
     os_name: Optional[str] = typer.Option(None, "--os", help="OS family: vos tcpos ftx hpux windows linux solaris aix bsd."),
     release: Optional[str] = typer.Option(None, "--release", help="OS release, e.g. 14.6 or 'Windows Server 2003'."),
@@ -59,7 +61,8 @@ def triage(
     if not paths and not target and not hosts_file:
         error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
         raise typer.Exit(2)
-    hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error)
+    ports, text = _probe_options(port, send)
+    hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text)
     if not hosts:
         error("no host could be triaged from the inputs")
         raise typer.Exit(1)
@@ -79,6 +82,25 @@ def triage(
         raise typer.Exit(3)
     if any(f.severity == "problem" for h in hosts for f in h.findings):
         raise typer.Exit(4)
+
+
+def _probe_options(port: Optional[str], send: Optional[str]):
+    import codecs
+
+    from toolkit.cli.probe import parse_ports
+    try:
+        ports = parse_ports(port)
+    except ValueError as exc:
+        error(f"--port {port!r}: {exc}")
+        raise typer.Exit(2)
+    text = None
+    if send is not None:
+        try:
+            text = codecs.decode(send, "unicode_escape")
+        except UnicodeDecodeError as exc:
+            error(f"--send {send!r}: bad escape ({exc.reason})")
+            raise typer.Exit(2)
+    return ports, text
 
 
 def _checked(option: str, key: str, value: Optional[str]):
