@@ -18,6 +18,7 @@ ip/ipv6, so they cannot leak into the IP counters.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Dict, List, Optional
 
@@ -59,7 +60,9 @@ RAW_ONLY = {"ipreasmtimeout", "ipreasmduplicates", "ipreasmpartdups",
 # prose or Markdown, or `IP-MIB::ipReasmReqds.0 = 0` from snmpwalk, is not netstat output.
 _PAIR = re.compile(r"(?<!\S)(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
 # `IPv4    ipForwarding = 2 ...` (header inline) or `IP` / `IPv6 for hme0` alone on a line.
-_SECTION = re.compile(r"^\s*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:\s*$|:\s*$|\s+(?=[a-z][A-Za-z0-9]*\s*=))")
+_SECTION = re.compile(r"^[ \t]*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:[ \t]*:?[ \t]*$|[ \t]+(?=[a-z][A-Za-z0-9]*[ \t]*=))",
+                      re.M)
+_IP_PAIR = re.compile(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag)[A-Za-z]*)[ \t]*=[ \t]*(?P<value>\S+)")
 
 _DETECT_IP = re.compile(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
                         r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I)
@@ -77,34 +80,39 @@ def detect(text: str) -> float:
 
 def read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -s", ipv4=None)
+    text = "\n".join(lines)
+    # Regexes over the whole snapshot, not a loop over its lines: TCP, ICMP and SCTP make
+    # up most of a dump and hold nothing we read.
+    sections = [(m.start(), m["sec"]) for m in _SECTION.finditer(text)]
+    starts = [pos for pos, _ in sections]
     v4: Optional[Dict[str, int]] = None
     v6: Optional[Dict[str, int]] = None
-    section = ""
-    for line in lines:
-        m = _SECTION.match(line)
-        if m:
-            section = m["sec"]
-        if section.startswith("IPv6 for "):
-            continue  # per-interface detail of `netstat -s -a`; the summed IPv6 section follows
-        for pair in _PAIR.finditer(line):
-            name, value = pair["name"], pair["value"]
-            key = name.lower()
-            if key in IPV4 or key in IPV6 or key in RAW_ONLY:
-                reading.raw[name] = value
-            if key.startswith("ipv6") and (key in IPV6 or key in RAW_ONLY):
-                v6 = {} if v6 is None else v6
-            elif key.startswith("ip") and (key in IPV4 or key in RAW_ONLY):
-                v4 = {} if v4 is None else v4
-            counter = IPV4.get(key) or IPV6.get(key)
-            if counter is None:
-                continue
+    for i, (pos, sec) in enumerate(sections):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        if sec in ("IP", "IPv4") and v4 is None and _PAIR.search(text, pos, end):
+            v4 = {}
+        elif sec == "IPv6" and v6 is None and _PAIR.search(text, pos, end):
+            v6 = {}
+    for pair in _IP_PAIR.finditer(text):
+        if pair.start() and not text[pair.start() - 1].isspace():
+            continue  # the name must stand alone (see _PAIR); checked here so the regex stays literal-led
+        at = bisect.bisect_right(starts, pair.start()) - 1
+        if at >= 0 and sections[at][1].startswith("IPv6 for "):
+            continue  # per-interface detail of `netstat -s -a`; the summed IPv6 section is read
+        name, value = pair["name"], pair["value"]
+        key = name.lower()
+        if key not in IPV4 and key not in IPV6 and key not in RAW_ONLY:
+            continue
+        reading.raw[name] = value
+        if key.startswith("ipv6"):
+            v6 = {} if v6 is None else v6
+        else:
+            v4 = {} if v4 is None else v4
+        counter = IPV4.get(key) or IPV6.get(key)
+        if counter is not None:
             number = _value(name, value, reading)
             if number is not None:
                 (v6 if key in IPV6 else v4)[counter] = number  # type: ignore[index]
-        if section in ("IP", "IPv4") and v4 is None and _PAIR.search(line):
-            v4 = {}
-        elif section == "IPv6" and v6 is None and _PAIR.search(line):
-            v6 = {}
     reading.ipv4, reading.ipv6 = v4, v6
     for fam, values, names in (("IPv4", v4, IPV4), ("IPv6", v6, IPV6)):
         if values is not None and not values and not any(k.lower() in names for k in reading.raw):

@@ -73,11 +73,15 @@ LABELS: Dict[str, str] = {
 }
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}
+# `  Label = value` for a label we read; anything after the value is kept so it can be
+# warned about.
+_KNOWN = re.compile(r"^\s*(?P<label>" + "|".join(
+    r"\s+".join(map(re.escape, label.split())) for label in sorted({*LABELS, *SETTINGS}, key=len, reverse=True))
+    + r")\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$", re.I)
 
-# `  Label = value`; anything after the value is kept so it can be warned about.
-_LINE = re.compile(r"^\s*(?P<label>[^=\s][^=]*?)\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$")
-# A header line: words only, no `=`, no number standing alone (IPv4 / ICMPv6 are words).
-_HEADER = re.compile(r"^(?!.*=)(?!.*(?<![A-Za-z\d])\d)\s*\S.*$")
+# A header line has no `=` and no number standing alone (the 4 of IPv4, the 6 of ICMPv6
+# belong to words).
+_LONE_DIGIT = re.compile(r"(?<![A-Za-z\d])\d")
 _WORD = re.compile(r"[^\W\d_]+\d*", re.U)
 
 _DETECT_STRONG = re.compile(
@@ -124,7 +128,9 @@ def read(lines: List[str]) -> Reading:
     header = ""
     headerless = False
     for line in lines:
-        if _HEADER.match(line):
+        if "=" not in line:
+            if _LONE_DIGIT.search(line) is not None or not line.strip():
+                continue  # ICMP and interface rows (`Messages  368  481`), blank lines
             fam = _family(line)
             if fam is not None:
                 family, header = fam, line.strip()
@@ -136,20 +142,18 @@ def read(lines: List[str]) -> Reading:
             continue
         if family == "other":
             continue
-        m = _LINE.match(line)
+        target = family or "ipv4"
+        if family is not None:
+            labelled[target] += 1
+        m = _KNOWN.match(line)  # one C-level match rejects the labels we do not read
         if not m:
             continue
         label = " ".join(m["label"].split())
         key = label.lower()
-        target = family or "ipv4"
         if key in SETTINGS:
             reading.raw[_raw_key(header, label)] = m["value"]
             continue
-        name = LABELS.get(key)
-        if family is not None:
-            labelled[target] = labelled.get(target, 0) + 1
-        if name is None:
-            continue
+        name = LABELS[key]
         if family is None:
             headerless = True
             found.setdefault("ipv4", {})
