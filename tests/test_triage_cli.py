@@ -138,3 +138,10 @@ def test_calc_errors_one_line(args, message):
     code, out, err = run(*args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err
+
+
+def test_report_sample_is_current():
+    code, out, _ = run("triage", CASES, "--format", "md")
+    sample = open(os.path.join(ROOT, "docs", "report-sample.md"), encoding="utf-8").read()
+    body = sample.split("-->\n\n", 1)[1]
+    assert body == out, "regenerate docs/report-sample.md (command in its first line)"
