@@ -77,7 +77,7 @@ SETTINGS = {"reassembly timeout"}
 # warned about.
 _KNOWN = re.compile(r"^\s*(?P<label>" + "|".join(
     r"\s+".join(map(re.escape, label.split())) for label in sorted({*LABELS, *SETTINGS}, key=len, reverse=True))
-    + r")\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$", re.I)
+    + r")\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$", re.I | re.A)  # re.A: no Unicode case folding (ſ, K)
 
 # A header line has no `=` and no number standing alone (the 4 of IPv4, the 6 of ICMPv6
 # belong to words).
@@ -153,7 +153,9 @@ def read(lines: List[str]) -> Reading:
         if key in SETTINGS:
             reading.raw[_raw_key(header, label)] = m["value"]
             continue
-        name = LABELS[key]
+        name = LABELS.get(key)
+        if name is None:
+            continue
         if family is None:
             headerless = True
             found.setdefault("ipv4", {})

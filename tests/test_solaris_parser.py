@@ -115,3 +115,8 @@ def test_truncated_section_warns():
 def test_no_ip_section_is_a_parse_error():
     with pytest.raises(ParseError):
         solaris.parse(pairs("UDP", [("udpInDatagrams", 5), ("udpInErrors", 0)]))
+
+
+def test_names_quoted_in_prose_are_not_netstat_output():
+    with pytest.raises(ParseError):
+        solaris.parse("On Solaris `ipReasmTimeout = 15` is a setting, not a count.\n")

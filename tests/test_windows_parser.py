@@ -158,3 +158,9 @@ def test_powershell_utf16_file_through_mssdiag_parse(tmp_path):
     assert data[0]["os"] == "windows"
     assert data[0]["ipv4"]["ReasmReqds"] == V4[11]
     assert data[0]["ipv6"]["ReasmReqds"] == V6[11]
+
+
+def test_unicode_case_folding_does_not_match_labels():
+    # U+017F (long s) folds to "s" under Unicode IGNORECASE; it is not the English label
+    reading = windows.read(["IPv4 Statistics", "  Rea\u017f\u017fembly Required = 5"])
+    assert reading.ipv4 == {} and reading.raw == {}
