@@ -91,6 +91,7 @@ BEFORE_BLOCK = ALWAYS | {
     "with packets too big", "incoming packets with no route", "with truncated packets",
 }
 
+_IP_HEADER = re.compile(r"^[ \t]*Ip6?:[ \t]*$", re.M)
 _SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
 # Section titles net-tools prints (one per MIB group); anything else ending in ':' is prose.
 _LINUX_SECTIONS = {"Ip", "Ip6", "Icmp", "IcmpMsg", "Icmp6", "Tcp", "Tcp6", "TcpExt", "Udp", "Udp6",
@@ -123,7 +124,8 @@ class _Section:
         self.closed = False
 
 
-def _netstat(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict], Optional[str]]:
+def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[dict], Optional[dict], Optional[str]]:
+    ip_headers = len(_IP_HEADER.findall(blob))   # once the last of them is closed, stop reading
     sections: List[_Section] = []
     current: Optional[_Section] = None
     loose = _Section("")          # lines before any section header: a `| grep` excerpt
@@ -134,6 +136,8 @@ def _netstat(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Option
             headed = True
             if current is not None:
                 current.closed = True
+                if len(sections) == ip_headers:
+                    break
             current = _Section(m["name"]) if m["name"] in ("Ip", "Ip6") else None
             if current is not None:
                 sections.append(current)
@@ -260,7 +264,7 @@ def read(lines: List[str]) -> Reading:
     blob = "\n".join(lines)    # cheap substring checks skip the forms that cannot be there
     v4 = v6 = None
     if "Ip:" in blob or "Ip6:" in blob or "reassembl" in blob or "fragment" in blob:
-        v4, v6, kind = _netstat(lines, reading)
+        v4, v6, kind = _netstat(lines, reading, blob)
         if kind:
             formats.append(kind)
 
