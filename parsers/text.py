@@ -217,7 +217,7 @@ _CAND_RELEVANT = re.compile(
     r"|inreceives|forwarding|ip6?: +\d")
 _COUNTERISH = re.compile(r"(?<![A-Za-z\d])\d")
 _VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
-_NEEDS_CLEAN = re.compile(r"^[ \t]*>|\t|\r", re.M)
+_QUOTED = re.compile(r"^[ \t]*>", re.M)
 
 
 def _key(line: str) -> str:
@@ -251,9 +251,13 @@ def _blocks(source) -> Iterator[str]:
 
 
 def _lines(text: str) -> List[str]:
-    if _NEEDS_CLEAN.search(text):
-        return [c for c in (clean(l) for l in text.split("\n")) if c.strip()]
-    return [l.rstrip() for l in text.split("\n") if l.strip()]
+    if "\r" in text:
+        text = text.replace("\r", "")
+    if "\t" in text:
+        text = text.expandtabs(8)
+    if _QUOTED.search(text):
+        return [c for c in (clean(line) for line in text.split("\n")) if c.strip()]
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
 
 
 class _State:

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Offline parsing throughput and memory, beside `grep -c` over the same bytes.
+
+Builds two inputs from the real dumps under fixtures/netstat/ (every OS, each snapshot
+dated as a cron job would append it, every counter value moving from one snapshot to the
+next): a mixed corpus (default 256 MiB) and one large cron log (default 1 GiB). For each
+it runs, as separate processes:
+
+  mssdiag parse FILE --format jsonl > /dev/null      (the whole job: split, detect, parse, JSON)
+  python: parsers.iter_parse over the file            (library only, no output)
+  grep -c -i 'reassembl' FILE                         (what an engineer would run instead)
+
+and prints MB/s, snapshots/s and peak RSS for each, side by side.
+
+  .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "netstat"
+PYTHON = sys.executable
+NUMBER = re.compile(r"(?<![\w.:/-])\d+(?![\w.:/-])")
+
+
+def templates():
+    """Every full fixture dump (one snapshot, no dates of its own), by OS."""
+    sys.path.insert(0, str(ROOT))
+    import parsers
+    out = []
+    for raw in sorted(FIXTURES.glob("*/*.txt")):
+        text = raw.read_text(encoding="utf-8", errors="replace")
+        try:
+            snaps = parsers.parse(text)
+        except parsers.ParseError:
+            continue
+        if len(snaps) == 1 and snaps[0].taken_at is None and len(text) > 400:
+            out.append((raw.parent.name, text))
+    return out
+
+
+def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
+    """Dated snapshots of the given dumps, counters growing, until `size` bytes. Returns snapshots."""
+    rng = random.Random(seed)
+    written = snaps = 0
+    step = 0
+    with open(path, "w") as f:
+        while written < size:
+            _, text = dumps[snaps % len(dumps)]
+            step += rng.randint(1, 50)
+            stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * snaps))
+            body = NUMBER.sub(lambda m: str(int(m.group(0)) + step), text)
+            chunk = f"{stamp}\n{body}\n"
+            f.write(chunk)
+            written += len(chunk)
+            snaps += 1
+    return snaps
+
+
+def run(argv, stdout=subprocess.DEVNULL):
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    return seconds, usage.ru_maxrss / 1024, code, err
+
+
+LIB = ("import sys, parsers\nfrom parsers.text import open_text\n"
+       "n = sum(1 for _ in parsers.iter_parse(open_text(open(sys.argv[1], 'rb'))))\nprint(n)")
+
+
+def measure(label: str, path: Path, snaps: int):
+    size = path.stat().st_size
+    rows = []
+    mssdiag = [str(Path(PYTHON).parent / "mssdiag"), "parse", str(path), "--format", "jsonl"]
+    for tool, argv in (("mssdiag parse --format jsonl", mssdiag),
+                       ("parsers.iter_parse (library)", [PYTHON, "-c", LIB, str(path)]),
+                       ("grep -c -i reassembl", ["grep", "-c", "-i", "reassembl", str(path)])):
+        seconds, rss, code, err = run(argv)
+        if code not in (0, 1):
+            print(f"{tool}: exit {code}: {err.strip()[:200]}", file=sys.stderr)
+        rows.append((label, tool, size / 2**20, seconds, size / 2**20 / seconds,
+                     snaps / seconds if "grep" not in tool else None, rss))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus-mb", type=int, default=256)
+    ap.add_argument("--big-mb", type=int, default=1024, help="0 skips the large-file run")
+    ap.add_argument("--keep", type=Path, help="write the inputs here and keep them")
+    args = ap.parse_args()
+    dumps = templates()
+    oses = sorted({os_name for os_name, _ in dumps})
+    print(f"templates: {len(dumps)} real dumps from fixtures/netstat ({', '.join(oses)})")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="mssdiag-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    corpus = work / "corpus-mixed.log"
+    n = write_corpus(corpus, args.corpus_mb * 2**20, dumps)
+    rows += measure(f"mixed corpus ({n} snapshots)", corpus, n)
+    if not args.keep:
+        corpus.unlink()
+    if args.big_mb:
+        linux = [d for d in dumps if d[0] == "linux" and "Tcp:" in d[1]][:1] or dumps[:1]
+        big = work / "cron-linux-big.log"
+        n = write_corpus(big, args.big_mb * 2**20, linux)
+        rows += measure(f"one cron log ({n} snapshots)", big, n)
+        if not args.keep:
+            big.unlink()
+    from tabulate import tabulate
+    print(tabulate(rows, headers=["input", "tool", "MiB", "seconds", "MiB/s", "snapshots/s", "peak RSS MiB"],
+                   floatfmt=".1f"))
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one process per tool, one core each")
+
+
+if __name__ == "__main__":
+    main()
