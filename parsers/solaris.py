@@ -29,7 +29,7 @@ META = Meta(
     name="solaris",
     title="Oracle Solaris / illumos",
     covers=("SunOS 5.x / Solaris 2.6 to 11.4", "illumos: OpenIndiana, OmniOS, SmartOS"),
-    formats=("netstat -s", "netstat -s -P ip / -P ipv6", "netstat -s -a", "netstat -s -T d interval",
+    formats=("netstat -s", "netstat -s -P ip / -P ipv6", "netstat -s -a", "cron logs with date lines",
              "netstat -s | grep excerpt"),
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
