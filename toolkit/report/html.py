@@ -31,9 +31,7 @@ def throughput_chart(host) -> str:
     f = host.facts
     now = current_mss(host)
     path_mss = host.path_mtu()[0] - calc.IPV4 - calc.TCP
-    markers = [(now, f"now {now}")]
-    if path_mss != now:
-        markers.append((path_mss, f"path {path_mss}"))
+    markers = [(path_mss, f"path {path_mss}")] if now == path_mss else [(now, f"now {now}"), (path_mss, f"path {path_mss}")]
     if f.rtt_s and f.loss:
         pts = calc.mathis_curve(f.rtt_s, f.loss, MSS_POINTS, f.bandwidth_bps)
         title = (f"Throughput bound vs MSS (RTT {f.rtt_s * 1e3:g} ms, loss {f.loss:g}"
