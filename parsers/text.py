@@ -79,7 +79,7 @@ _MONTHS = {m: i for i, m in enumerate(
 _ZONES = {"UTC": 0, "GMT": 0, "Z": 0, "UT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
           "MST": -7, "MDT": -6, "PST": -8, "PDT": -7, "CET": 1, "CEST": 2, "BST": 1,
           "IST": 5.5, "JST": 9, "AEST": 10, "AEDT": 11, "MET": 1, "MEST": 2}
-_DOW = r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+_DOW = r"(?:(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so)[a-z]*\.?,?\s+)?"  # English, German
 _TIME = r"(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:[.,]\d+)?)?(?:\s*(?P<ampm>[AaPp]\.?[Mm]\.?))?"
 _TZ = r"(?:\s+(?P<tz>[A-Z]{1,5}|[+-]\d{2}:?\d{2}))?"
 _DATE_FORMS = [
@@ -94,6 +94,8 @@ _DATE_FORMS = [
     re.compile(_DOW + r"(?P<mon>[A-Za-z]{3})[a-z]*\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
     # Windows date /t (US): Sun 11/22/2026, optionally with a time after it
     re.compile(_DOW + r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?:\s+" + _TIME + r")?", re.I),
+    # day first: 22.11.2026 (German date /t), 22/11/2026 (UK) when the US reading is impossible
+    re.compile(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
 ]
 _TIME_ONLY = re.compile(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
@@ -145,8 +147,9 @@ def parse_date_line(line: str) -> Optional[Stamp]:
         return None
     for form in _DATE_FORMS:
         m = form.fullmatch(s)
-        if m:
-            return _build(m)
+        stamp = _build(m) if m else None
+        if stamp is not None:
+            return stamp
     return None
 
 
@@ -208,8 +211,8 @@ MAX_CHUNK = 8 << 20      # a "snapshot" this big with no boundary is cut anyway 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
 _CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
-# Every date form we read has a time (hh:mm), a /yyyy or a -mm-dd in it.
-_CAND_DATE = re.compile(r":[0-5]\d|/(?:19|20)\d\d|-[01]\d-[0-3]\d")
+# Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it.
+_CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d")
 # Lines that open an IP section or carry the counters we read (lower-cased). Kept narrow:
 # a generic word such as "datagrams" repeats inside one dump (macOS nests udp lines).
 _CAND_RELEVANT = re.compile(
@@ -313,14 +316,17 @@ def _section(text: str, pos: int, floor: int, current: str) -> str:
 
 
 def _candidates(text: str) -> List[Tuple[int, int]]:
-    """(line start, kind) of every line that may be a date/command (0) or IP counter (2) line."""
+    """(line start, kind) of every line that may be a date/command (0) or IP counter (2) line.
+
+    Three literal-led passes are several times faster in CPython's re than one
+    alternation of named groups.
+    """
+    found: dict = {}
     low = text.lower()
-    found = {}
-    for rx, kind in ((_CAND_COMMAND, 0), (_CAND_DATE, 0), (_CAND_RELEVANT, 2)):
+    rfind = low.rfind
+    for rx, kind in ((_CAND_RELEVANT, 2), (_CAND_COMMAND, 0), (_CAND_DATE, 0)):
         for m in rx.finditer(low):
-            start = low.rfind("\n", 0, m.start()) + 1
-            if found.get(start, 9) > kind:
-                found[start] = kind
+            found[rfind("\n", 0, m.start()) + 1] = kind
     return sorted(found.items())
 
 
