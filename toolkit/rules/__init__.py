@@ -14,7 +14,7 @@ from toolkit.rules import buffers, mss, path, reassembly
 Rule = Callable[[object], List[Finding]]
 
 RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
-    (mss.legacy_small_mss, ("stcp-536-nonlocal", "tcpos-small-mss", "ftx24-small-mss")),
+    (mss.legacy_small_mss, ("stcp-536-nonlocal", "tcpos-small-mss", "ftx24-small-mss", "mss-536-os-unknown")),
     (path.black_hole, ("pmtud-black-hole",)),
     (path.mss_above_path, ("mss-above-path",)),
     (path.pmtu_reduced, ("path-mtu-reduced",)),

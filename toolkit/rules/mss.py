@@ -14,6 +14,8 @@ TUNED = 1400   # a used MSS at or above this means someone already raised the de
 def legacy_small_mss(host) -> List[Finding]:
     plat = host.platform
     code = CODES.get(host.facts.os or "")
+    if host.facts.os is None:
+        return _os_unknown(host)
     if plat is None or code is None:
         return []
     default, why = plat.default_mss(host.facts.release, host.facts.local)
@@ -47,3 +49,19 @@ def legacy_small_mss(host) -> List[Finding]:
              "ftx24-small-mss": f"FTX 2.4 uses a small default MSS for non-local peers (path carries {path_mss})"}[code]
     return [Finding(code, title, evidence, confidence, "problem", recs,
                     {"default_mss": default, "path_mtu": pmtu, "path_mss": path_mss, "impact": gain})]
+
+
+def _os_unknown(host) -> List[Finding]:
+    """A probe saw legacy 536-byte segments but nobody said what the host runs."""
+    out = []
+    for p in host.probes:
+        used, sent = p.mss.get("used"), p.mss.get("sent")
+        if "mss-536-legacy" not in p.codes() and not (used is not None and used <= 536 and (sent or 0) > used):
+            continue
+        ev = [f"probe of {p.target}: host sent segments of at most {used} bytes although {sent} was advertised to it",
+              "that is the non-local default of VOS STCP (536) and TCP_OS (512 before VOS 14.7, 536 after)",
+              "the OS is not known: run triage again with --os vos|tcpos|ftx --release R (or a host file) "
+              "for the exact command"]
+        out.append(Finding("mss-536-os-unknown", f"{p.target} sends legacy {used}-byte segments (OS unknown)", ev,
+                           "high", "problem", [], {"target": p.target, "used": used, "sent": sent}))
+    return out
