@@ -157,3 +157,9 @@ def test_chromium_screenshot_shows_the_chart(tmp_path):
     png2 = tmp_path / "bare.png"
     screenshot(bare, png2)
     assert len(blue_box(png2)[2]) < 50
+
+
+def test_text_report_drops_terminal_control_characters():
+    h = triage.Host(HostFacts("evil\x1b[2J\x07host", os="vos", release="14.6", peer="non-local"))
+    text = report.render(triage.run([h]), "table")
+    assert "\x1b" not in text and "\x07" not in text and "evil?[2J?host" in text
