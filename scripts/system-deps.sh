@@ -20,6 +20,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null 2>&1 || true
-apt-get install -y -qq --no-install-recommends $(printf '%s\n' "${need[@]}" | sort -u) >/dev/null \
-  || echo "system-deps: could not install ${need[*]} (namespace tests will skip)" >&2
+pkgs=$(printf '%s\n' "${need[@]}" | sort -u)
+if ! apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1; then
+  # one missing package must not cost the others
+  for p in $pkgs; do
+    apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 \
+      || echo "system-deps: could not install $p (tests that need it will skip)" >&2
+  done
+fi
 exit 0
