@@ -68,8 +68,8 @@ class Delta:
 
 def host_key(snap: Snapshot) -> str:
     """Snapshots pair up by host; those with no host named (no prompt in the dump) pair
-    with each other, so `diff before.txt after.txt` works on bare dumps."""
-    return snap.host or ""
+    with the others of the same OS, so `diff before.txt after.txt` works on bare dumps."""
+    return snap.host or f"({snap.os})"
 
 
 def _label(snap: Snapshot) -> str:
@@ -118,7 +118,7 @@ def pair(a: Snapshot, b: Snapshot, parser=None) -> Delta:
     if seconds is not None and seconds < 0:
         events.append({"type": "clock", "detail": "later snapshot is dated before the earlier one"})
         seconds = None
-    return Delta(host_key(b) or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os,
+    return Delta(b.host or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os,
                  meta.reasm_unit if meta else "both", meta.fails_unit if meta else "datagrams")
 
 
