@@ -65,3 +65,18 @@ def test_flags_override_file_and_probe_joins_its_host(tmp_path):
     stcp = next(f for f in h.findings if f.code == "stcp-536-nonlocal")
     assert stcp.confidence == "high"
     assert any("set_stcp_param min_mss 1480" in c for r in stcp.recommendations for c in r.commands)
+
+
+def test_saved_probe_joins_the_host_that_lists_its_target(tmp_path):
+    import json
+    case = tmp_path / "case"
+    case.mkdir()
+    (case / "host.toml").write_text('name = "vos1"\nos = "vos"\nrelease = "14.6"\ntargets = ["192.0.2.9"]\n'
+                                    'dumps = []\n')
+    (tmp_path / "p.json").write_text(json.dumps({"target": "192.0.2.9", "pmtu": 1500, "pmtu_method": "local",
+                                                 "mss": {"port": 23, "sent": 1460, "synack": 536, "used": 536}}))
+    found, _ = triage.gather([str(case), str(tmp_path / "p.json")], {},
+                             prober=lambda *a: [])       # the live probe of 192.0.2.9 is not run here
+    (h,) = found
+    assert h.facts.name == "vos1" and [p.target for p in h.probes] == ["192.0.2.9"]
+    assert "stcp-536-nonlocal" in [f.code for f in triage.run([h])[0].findings]

@@ -154,17 +154,17 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
             continue
         outcome.parsed.append(path)
         for r in results:
-            host = by_name.setdefault(r.target, Host(HostFacts(r.target)))
+            host = _owner(by_name, r.target)
             host.probes.append(r)
-            host.inputs.append(path)
+            if path not in host.inputs:
+                host.inputs.append(path)
     live = list(targets or [])
     for host in by_name.values():
         live += [t for t in host.facts.targets if t not in live]
     if live:
         results = (prober or live_probe)(live, error, ports, send_text)
         for r in results:
-            owner = next((h for h in by_name.values() if r.target in h.facts.targets), None)
-            host = owner or by_name.setdefault(r.target, Host(HostFacts(r.target)))
+            host = _owner(by_name, r.target)
             host.probes.append(r)
             host.inputs.append(f"probe {r.target}")
     for host in by_name.values():
@@ -175,6 +175,12 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
             host.facts.os = host.snapshots[-1].os
         host.deltas = diffs.deltas(host.snapshots)
     return list(by_name.values()), outcome
+
+
+def _owner(by_name: Dict[str, Host], target: str) -> Host:
+    """The host a probe of `target` belongs to: the one listing it in `targets`, else one named after it."""
+    owner = next((h for h in by_name.values() if target in h.facts.targets), None)
+    return owner or by_name.setdefault(target, Host(HostFacts(target)))
 
 
 def _read_dumps(host: Host, paths: List[str], outcome: Outcome, error) -> None:
