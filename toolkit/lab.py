@@ -53,6 +53,9 @@ class Spec:
 DROP_FRAG_NEEDED = ("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed", "-j", "DROP")
 CLAMP_536 = ("iptables", "-t", "mangle", "-A", "FORWARD", "-p", "tcp", "--tcp-flags", "SYN,RST", "SYN",
              "-j", "TCPMSS", "--set-mss", "536")
+LOSS_10 = ("iptables", "-A", "FORWARD", "-m", "statistic", "--mode", "random", "--probability", "0.1", "-j", "DROP")
+LIMIT_FRAG_NEEDED = [("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed",
+                      "-m", "limit", "--limit", "1/second", "--limit-burst", "1", "-j", "ACCEPT"), DROP_FRAG_NEEDED]
 DROP_ECHO = ("iptables", "-A", "INPUT", "-p", "icmp", "--icmp-type", "echo-request", "-j", "DROP")
 
 SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
@@ -82,6 +85,20 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          mtus=(1500, 1400), family="ipv6",
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="fd00:1::1",
                      mss=dict(sent=1440, synack=1340, used=1328), codes={"pmtu-reduced"})),
+    # robustness cases beyond the seven of issue 3
+    Spec("lossy", "as bottleneck, and the router drops 10% of the packets it forwards (random loss)",
+         mtus=(1500, 1400), router_rules=[LOSS_10],
+         expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
+    Spec("lossyhole", "as blackhole, and the router drops 10% of the packets it forwards",
+         mtus=(1500, 1400), router_rules=[DROP_FRAG_NEEDED, LOSS_10],
+         expect=dict(pmtu=1400, pmtu_method="inferred", black_hole=True, hop="10.0.1.1")),
+    Spec("ratelimit", "as bottleneck, but the router sends at most one ICMP frag-needed a second",
+         mtus=(1500, 1400), router_rules=LIMIT_FRAG_NEEDED,
+         expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
+    Spec("smalllocal", "the client's own link has MTU 1300, the rest 1500",
+         mtus=(1300, 1500),
+         expect=dict(pmtu=1300, pmtu_method="local", black_hole=False, hop=None,
+                     mss=dict(sent=1260, synack=1460, used=1248), codes=set())),
     Spec("noecho", "as bottleneck, and the target drops ICMP echo requests",
          mtus=(1500, 1400), target_rules=[DROP_ECHO],
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1",

@@ -61,7 +61,9 @@ def _mss_findings(r: ProbeResult, m: Dict, pm: Optional[int]) -> None:
                           "setting (VOS: min_mss / tcpos_default_mss$)", "medium")
         r.add_finding("mss-536-legacy", text, conf)
     if pm is not None:
-        over = [x for x in (("SYN-ACK MSS", synack), ("segments of", seg)) if x[1] is not None and x[1] > pm]
+        # what our side will send: the host's MSS, capped by our own interface
+        ours = min(synack, r.local_mtu - (60 if r.family == "ipv6" else 40)) if synack and r.local_mtu else synack
+        over = [x for x in (("SYN-ACK MSS", ours), ("segments of", seg)) if x[1] is not None and x[1] > pm]
         if over:
             what = " and ".join(f"{k} {v}" for k, v in over)
             r.add_finding("mss-above-path",

@@ -33,6 +33,7 @@ SMALL = {"ipv4": 576, "ipv6": 1280}
 HEADER = {"icmp": 8, "udp": 8, "tcp": 20}
 MIN_WAIT = 0.1
 SPLIT = 8
+MAX_RETESTS = 6
 
 
 def plateau_below(size: int) -> int:
@@ -55,6 +56,7 @@ class Outcome:
     passed: int = 0
     vanished: int = 0
     toobig: List[Tuple[int, str]] = field(default_factory=list)   # (reported mtu, source)
+    refused: int = 0          # the local stack would not send it
 
 
 @dataclass
@@ -111,6 +113,8 @@ class Search:
             except OSError as exc:
                 # the local stack refused (e.g. larger than the interface MTU): a local failure
                 self.v.notes.append(f"{method} probe of {size} bytes refused locally: {exc.strerror or exc}")
+                if ttl == 64:
+                    self.outcomes.setdefault(size, Outcome()).refused += 1
                 continue
             self.v.probes += 1
             self.sent[k] = Sent(size, ttl, method, time.monotonic())
@@ -178,7 +182,7 @@ class Search:
                 else:
                     hi = min(hi, size)
                     suggest.append(plateau_below(size))
-            if o.vanished and not o.toobig:
+            if (o.vanished or o.refused) and not o.toobig:
                 hi = min(hi, size)
         floor = lo if lo is not None else 0
         nxt = sorted({m for m in suggest if floor < m < hi and m not in self.outcomes}, reverse=True)
@@ -218,8 +222,10 @@ class Search:
         for m in self.methods:
             if m == "icmp":
                 continue
-            if any(r.kind == "pass" for k, rs in answers.items() if self.sent[k].method == m for r in rs):
+            mine = {k: rs for k, rs in answers.items() if self.sent[k].method == m}
+            if any(r.kind == "pass" for rs in mine.values() for r in rs):
                 self.v.echo_filtered = "icmp" in self.methods
+                self._record(mine)
                 return m
         return None
 
@@ -261,12 +267,20 @@ class Search:
                 self._record(self._round([(method, s, 64) for s in sizes if lo < s < hi]))
                 continue
             # converged: lo passes, lo + 1 (hi) fails
-            src = self._icmp_source(lo)
-            if any(o.toobig for s, o in self.outcomes.items() if s > lo):
-                self.v.pmtu, self.v.method, self.v.hop = lo, "icmp", src
+            # ICMP pins it when a router reported exactly lo as its next-hop MTU, or said
+            # "too big" about hi itself; a hi that only vanished is re-tested first
+            pinned = any(m == lo for o in self.outcomes.values() for m, _ in o.toobig)
+            if pinned or self.outcomes[hi].toobig:
+                self.v.pmtu, self.v.method, self.v.hop = lo, "icmp", self._icmp_source(lo)
                 break
-            if retests >= 3:
-                self.v.pmtu, self.v.method, self.v.black_hole = lo, "inferred", True
+            if self.outcomes[hi].refused and not self.outcomes[hi].vanished:
+                self.v.pmtu, self.v.method = lo, "local"
+                self.v.notes.append(f"the local stack refuses {hi}-byte packets to this target")
+                break
+            if retests >= MAX_RETESTS:
+                self.v.pmtu, self.v.method = lo, "inferred"
+                self.v.black_hole = not any(o.toobig for s, o in self.outcomes.items() if s > lo)
+                self.v.notes.append("answers stayed inconsistent after re-tests: a lossy path")
                 break
             # only silence above lo: re-test the boundary before calling it a black hole
             retests += 1
@@ -296,6 +310,9 @@ class Search:
         lost = sum(o.vanished for s, o in self.outcomes.items() if s <= lo)
         passed = sum(o.passed for o in self.outcomes.values())
         rate = lost / max(1, lost + passed)
+        if any("inconsistent" in n for n in self.v.notes):
+            self.v.confidence = "low"
+            return
         if self.v.method in ("icmp", "local"):
             self.v.confidence = "high" if rate < 0.2 else "medium"
             return

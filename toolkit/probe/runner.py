@@ -78,6 +78,12 @@ class RawSender:
             if s is None:
                 af = socket.AF_INET6 if family == "ipv6" else socket.AF_INET
                 s = self.socks[family] = socket.socket(af, socket.SOCK_RAW, socket.IPPROTO_RAW)
+                # PMTUDISC_PROBE: DF, and sized against the interface, not the kernel's
+                # cached path MTU for the target (which would refuse big probes locally)
+                if family == "ipv6":
+                    s.setsockopt(socket.IPPROTO_IPV6, 23, 3)     # IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE
+                else:
+                    s.setsockopt(socket.IPPROTO_IP, 10, 3)       # IP_MTU_DISCOVER, IP_PMTUDISC_PROBE
             return s
 
     def sender(self, family: str, src: str, dst: str, port: Optional[int]) -> Callable:
@@ -143,7 +149,9 @@ def probe_one(target: str, opts: Options, sender: Optional[RawSender], capture, 
                          "ignored (probes bypass the cache)")
     if why_not_raw:
         r.skipped.append(f"ICMP echo and TCP probes, TTL-limited localisation of black holes: {why_not_raw}; "
-                         "path MTU probed with UDP sockets (IP_PMTUDISC_PROBE + IP_RECVERR) instead")
+                         "path MTU probed with UDP sockets (IP_PMTUDISC_PROBE + IP_RECVERR) instead; "
+                         "their answers (port unreachable) are rate-limited by the target (Linux: 6 at once, "
+                         "then 1 a second), so runs repeated within seconds can see too few answers")
         if opts.ports:
             r.skipped.append(f"SYN / SYN-ACK MSS options: {why_not_raw}, no capture; "
                              "sent and used come from TCP_INFO, synack is unknown")

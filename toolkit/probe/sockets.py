@@ -47,13 +47,18 @@ class SocketTransport:
             self.sock.setsockopt(self.level, IPV6_UNICAST_HOPS if self.family == "ipv6" else IP_TTL, ttl)
             self._ttl = ttl
         payload = struct.pack("!H", key) + b"\x00" * max(0, size - self.header - 2)
-        try:
-            self.sock.sendto(payload, (self.address, UDP_BASE + key))
-        except OSError as exc:
-            if exc.errno == errno.EMSGSIZE:
-                raise
-            if exc.errno not in (errno.ECONNREFUSED, errno.EHOSTUNREACH):
-                raise
+        # an ICMP error for an earlier probe stays pending on the socket and fails the next
+        # send with that error (sock_error): such a failure is not about this datagram, so
+        # send again; only a refusal that repeats is the local stack's own
+        for attempt in range(3):
+            try:
+                self.sock.sendto(payload, (self.address, UDP_BASE + key))
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.EMSGSIZE, errno.ECONNREFUSED, errno.EHOSTUNREACH):
+                    raise
+                if attempt == 2 and exc.errno == errno.EMSGSIZE:
+                    raise
 
     def close(self) -> None:
         self._stop.set()
