@@ -114,3 +114,37 @@ def test_memory_does_not_follow_file_size(tmp_path):
     big.write_text(one * (32 * 2**20 // len(one)))
     small_kib, big_kib = _peak_rss_kib(small), _peak_rss_kib(big)
     assert big_kib < small_kib + 16 * 1024, f"peak RSS {small_kib} KiB for 4 MiB, {big_kib} KiB for 32 MiB"
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path):
+    """stderr on a pseudo-terminal and a big input: a progress bar, and the same data."""
+    import pty
+
+    one = "Sun Nov 22 03:06:45 UTC 2026\n" + GOOD
+    path = tmp_path / "big.log"
+    path.write_text(one * (40 * 2**20 // len(one)))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "toolkit", "parse", str(path), "--format", "jsonl"],
+                            stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks = []
+
+    def drain():  # keep the terminal read so the child never blocks writing to it
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    import threading
+    reader = threading.Thread(target=drain)
+    reader.start()
+    lines = sum(1 for _ in proc.stdout)
+    assert proc.wait() == 0
+    reader.join(10)
+    seen = b"".join(chunks)
+    assert lines == 40 * 2**20 // len(one)
+    assert b"reading" in seen and b"%" in seen and b"Traceback" not in seen

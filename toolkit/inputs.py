@@ -1,6 +1,7 @@
 """Turning command-line paths (files, directories, `-`) into snapshots, one error line per bad input."""
 from __future__ import annotations
 
+import io
 import os
 import sys
 from dataclasses import dataclass, field
@@ -84,10 +85,11 @@ def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
                 error(f"{name}: no netstat IP statistics found{hint}")
 
 
-class _Counting:
+class _Counting(io.RawIOBase):
     """A binary file that reports how many bytes have been read, for a progress bar."""
 
     def __init__(self, raw, report: Callable[[int], None]):
+        super().__init__()
         self._raw, self._report = raw, report
 
     def readable(self) -> bool:
@@ -99,9 +101,6 @@ class _Counting:
             self._report(n)
         return n
 
-    @property
-    def closed(self) -> bool:
-        return self._raw.closed
-
     def close(self) -> None:
         self._raw.close()
+        super().close()
