@@ -111,7 +111,7 @@ class MssCheck:
         if self.sock is None or self.error:
             return
         s = self.sock
-        quiet = max(0.15, 4 * (self.rtt or 0.0) + 0.05)
+        quiet = max(0.05, 3 * (self.rtt or 0.0) + 0.03)
         sent_text = False
         deadline = time.monotonic() + 3 * self.timeout + quiet
         last = time.monotonic()

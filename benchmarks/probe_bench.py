@@ -1,0 +1,134 @@
+"""Benchmark: `mssdiag probe` against tracepath and scamper on the lab scenarios.
+
+Each scenario network (toolkit.lab) is built once; each tool runs in the client
+namespace against the target: correct or not (exact PMTU, and the black-hole verdict
+where the tool can give one; for mssdiag also the MSS sent/synack/used and the finding
+codes), wall time, and the packets the client sent towards the target (an iptables
+counter in the client namespace, so every tool is counted the same way; for mssdiag
+this includes the TCP connections of the MSS check). The kernel's route cache is
+flushed in the client before each run so no tool profits from another's probes.
+
+Run as root:  .venv/bin/python benchmarks/probe_bench.py [--cap SECONDS] [SCENARIO...]
+Not a test: nothing here fails the suite on a slow machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tabulate import tabulate  # noqa: E402
+
+from toolkit import lab  # noqa: E402
+
+MSSDIAG = str(Path(sys.executable).with_name("mssdiag"))
+SEVEN = ["bottleneck", "blackhole", "clamp536", "legacy536", "multihop", "ipv6", "noecho"]
+
+
+def counter(L: lab.Lab, reset: bool = False) -> int:
+    tool = "ip6tables" if ":" in L.target else "iptables"
+    if reset:
+        L.run(L.client, [tool, "-Z", "OUTPUT"])
+        return 0
+    out = L.run(L.client, [tool, "-L", "OUTPUT", "-v", "-x", "-n"]).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0].isdigit() and L.target in parts:
+            return int(parts[0])
+    return -1
+
+
+def timed(L: lab.Lab, argv, cap: float):
+    L.run(L.client, ["ip", "-6" if ":" in L.target else "-4", "route", "flush", "cache"])
+    counter(L, reset=True)
+    t0 = time.monotonic()
+    try:
+        res = L.run(L.client, argv, timeout=cap)
+        out, done = res.stdout, True
+    except Exception as exc:          # subprocess.TimeoutExpired: the tool gave no answer in time
+        out, done = (getattr(exc, "stdout", None) or b""), False
+        out = out.decode() if isinstance(out, bytes) else out
+    wall = time.monotonic() - t0
+    return out, done, wall, counter(L)
+
+
+def run_mssdiag(L, cap):
+    argv = [MSSDIAG, "probe", "--json", L.target, "--port", ",".join(map(str, L.ports)),
+            "--send", "GET / HTTP/1.0\\r\\n\\r\\n"]
+    out, done, wall, pkts = timed(L, argv, cap)
+    if not done or not out.strip():
+        return dict(pmtu=None, verdict="timeout" if not done else "no output", ok=False, wall=wall, pkts=pkts)
+    d = json.loads(out.splitlines()[0])
+    e = L.expect
+    ok = (d["pmtu"] == e["pmtu"] and d["black_hole"] == e["black_hole"] and d["pmtu_method"] == e["pmtu_method"]
+          and {k: d["mss"][k] for k in ("sent", "synack", "used")} == e["mss"]
+          and {f["code"] for f in d["findings"]} == e["codes"])
+    verdict = "black hole" if d["black_hole"] else (d["pmtu_method"] or "-")
+    mss = "/".join(str(d["mss"].get(k)) for k in ("sent", "synack", "used"))
+    return dict(pmtu=d["pmtu"], verdict=verdict, ok=ok, wall=wall, pkts=pkts, inner=d["elapsed_s"], mss=mss,
+                codes=",".join(sorted(f["code"] for f in d["findings"])))
+
+
+def run_tracepath(L, cap):
+    out, done, wall, pkts = timed(L, ["tracepath", "-n", L.target], cap)
+    m = re.findall(r"Resume: pmtu (\d+)", out)
+    pmtu = int(m[-1]) if m else None
+    ok = done and pmtu == L.expect["pmtu"] and not L.expect["black_hole"]   # it cannot tell a black hole
+    return dict(pmtu=pmtu, verdict="-" if done else f"killed at {cap:g} s", ok=ok, wall=wall, pkts=pkts)
+
+
+def run_scamper(L, cap):
+    out, done, wall, pkts = timed(L, ["scamper", "-O", "text", "-c", "trace -M", "-i", L.target], cap)
+    m = re.findall(r"\[(\*?)mtu: (\d+)\]", out)
+    pmtu = int(m[-1][1]) if m else None
+    inferred = bool(m and m[-1][0] == "*")
+    ok = done and pmtu == L.expect["pmtu"] and inferred == L.expect["black_hole"]
+    verdict = ("black hole" if inferred else "-") if done else f"killed at {cap:g} s"
+    return dict(pmtu=pmtu, verdict=verdict, ok=ok, wall=wall, pkts=pkts)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("scenarios", nargs="*", default=SEVEN)
+    ap.add_argument("--cap", type=float, default=120.0, help="longest a tool may run per scenario (s)")
+    args = ap.parse_args()
+    missing = lab.missing_tools()
+    if missing:
+        print(f"probe_bench: cannot build labs: missing {', '.join(missing)}", file=sys.stderr)
+        return 2
+    tools = [("mssdiag probe", run_mssdiag)]
+    notes = []
+    for name, fn, binary in (("tracepath", run_tracepath, "tracepath"), ("scamper trace -M", run_scamper, "scamper")):
+        if shutil.which(binary):
+            tools.append((name, fn))
+        else:
+            notes.append(f"{name}: not installed ({binary} not found; Debian package "
+                         f"{'iputils-tracepath' if binary == 'tracepath' else 'scamper'}), left out")
+    rows = []
+    for name in args.scenarios:
+        with lab.scenario(name) as L:
+            # a rule without target only counts the packets sent to the lab's target
+            L.run(L.client, ["ip6tables" if ":" in L.target else "iptables", "-I", "OUTPUT", "-d", L.target])
+            for tool, fn in tools:
+                r = fn(L, args.cap)
+                rows.append([name, tool, f"{L.expect['pmtu']}{' BH' if L.expect['black_hole'] else ''}",
+                             r["pmtu"] if r["pmtu"] is not None else "-", r["verdict"],
+                             "yes" if r["ok"] else "NO", f"{r['wall']:.2f}",
+                             f"{r['inner']:.2f}" if "inner" in r else "", r["pkts"], r.get("mss", ""),
+                             r.get("codes", "")])
+                print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
+    print(tabulate(rows, headers=["scenario", "tool", "expected", "pmtu", "verdict", "correct", "wall s",
+                                  "own s", "pkts out", "mss sent/synack/used", "findings"], tablefmt="github"))
+    for n in notes:
+        print(n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
