@@ -67,8 +67,11 @@ def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
 
 
 def run(argv, stdout=subprocess.DEVNULL):
+    """Wall seconds, peak RSS (MiB), exit code and stderr of one command."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    if stdout == subprocess.PIPE:
+        proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")
@@ -87,7 +90,8 @@ def measure(label: str, path: Path, snaps: int):
     for tool, argv in (("mssdiag parse --format jsonl", mssdiag),
                        ("parsers.iter_parse (library)", [PYTHON, "-c", LIB, str(path)]),
                        ("grep -c -i reassembl", ["grep", "-c", "-i", "reassembl", str(path)])):
-        seconds, rss, code, err = run(argv)
+        # GNU grep stops at the first match when its output is /dev/null: give it a pipe.
+        seconds, rss, code, err = run(argv, subprocess.PIPE if tool.startswith("grep") else subprocess.DEVNULL)
         if code not in (0, 1):
             print(f"{tool}: exit {code}: {err.strip()[:200]}", file=sys.stderr)
         rows.append((label, tool, size / 2**20, seconds, size / 2**20 / seconds,
