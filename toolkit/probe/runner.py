@@ -131,15 +131,33 @@ def resolve(target: str, family: Optional[str]) -> str:
     return infos[0][4][0]
 
 
+_ADDRESS_LOCKS: dict = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+def _address_lock(address: str) -> threading.Lock:
+    """Two targets naming the same address are probed one after the other: replies are
+    matched by address and probe key, so they must not overlap."""
+    with _LOCKS_LOCK:
+        return _ADDRESS_LOCKS.setdefault(address, threading.Lock())
+
+
 def probe_one(target: str, opts: Options, sender: Optional[RawSender], capture, why_not_raw: Optional[str]) -> ProbeResult:
-    t0 = time.monotonic()
-    r = ProbeResult(target=target)
     try:
-        r.address = resolve(target, opts.family)
-        route = lookup(r.address)
+        address = resolve(target, opts.family)
     except ProbeError as exc:
+        r = ProbeResult(target=target)
         r.errors.append(str(exc))
         return r
+    with _address_lock(address):
+        return _probe_one(target, address, opts, sender, capture, why_not_raw, time.monotonic())
+
+
+def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSender], capture,
+               why_not_raw: Optional[str], t0: float) -> ProbeResult:
+    r = ProbeResult(target=target, address=address)
+    try:
+        route = lookup(r.address)
     except OSError as exc:
         r.errors.append(f"{target}: no route to {r.address or target}: {exc.strerror or exc}")
         return r
