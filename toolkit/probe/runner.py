@@ -231,12 +231,21 @@ def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSen
     return r
 
 
+def _import_scapy() -> None:
+    try:
+        import scapy.layers.inet  # noqa: F401
+    except Exception:       # the probe itself will report it when it needs scapy
+        pass
+
+
 def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[ProbeResult], None]] = None
         ) -> Iterator[ProbeResult]:
     """Probe every target (concurrently); yields results in the order of `targets`."""
     why_not = raw_allowed() if opts.raw is not False else "raw probing switched off"
     sender = capture = None
     if why_not is None:
+        # scapy takes ~0.2 s to import: let that overlap route lookups and TCP handshakes
+        threading.Thread(target=_import_scapy, daemon=True).start()
         from toolkit.probe.capture import Capture
         capture = Capture().__enter__()
         sender = RawSender(Pace(opts.rate))
