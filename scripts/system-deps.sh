@@ -12,6 +12,7 @@ have nstat || need+=(iproute2)
 have netstat || need+=(net-tools)
 have tracepath || need+=(iputils-tracepath)
 have scamper || need+=(scamper)
+have nft || need+=(nftables)
 have chromium || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then

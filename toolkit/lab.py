@@ -44,6 +44,7 @@ class Spec:
     router_rules: Sequence[Sequence[str]] = ()  # argv run in every router namespace
     target_rules: Sequence[Sequence[str]] = ()
     target_maxseg: Optional[int] = None
+    needs: Sequence[str] = ()                   # extra tools this scenario needs
     # What a correct prober must answer (the tests and the benchmark read these).
     # mss.used is the largest TCP payload: the MSS minus the 12 bytes of the timestamp
     # option both Linux ends negotiate.
@@ -56,6 +57,9 @@ CLAMP_536 = ("iptables", "-t", "mangle", "-A", "FORWARD", "-p", "tcp", "--tcp-fl
 LOSS_10 = ("iptables", "-A", "FORWARD", "-m", "statistic", "--mode", "random", "--probability", "0.1", "-j", "DROP")
 LIMIT_FRAG_NEEDED = [("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed",
                       "-m", "limit", "--limit", "1/second", "--limit-burst", "1", "-j", "ACCEPT"), DROP_FRAG_NEEDED]
+# an "old router": its frag-needed carries next-hop MTU 0 (pre-RFC 1191), rewritten by nft
+MTU_ZERO = ("nft", "add table ip mssdiag ; add chain ip mssdiag out { type filter hook output priority 0 ; } ; "
+                   "add rule ip mssdiag out icmp type destination-unreachable icmp code frag-needed icmp mtu set 0")
 DROP_ECHO = ("iptables", "-A", "INPUT", "-p", "icmp", "--icmp-type", "echo-request", "-j", "DROP")
 
 SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
@@ -94,6 +98,9 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          expect=dict(pmtu=1400, pmtu_method="inferred", black_hole=True, hop="10.0.1.1")),
     Spec("ratelimit", "as bottleneck, but the router sends at most one ICMP frag-needed a second",
          mtus=(1500, 1400), router_rules=LIMIT_FRAG_NEEDED,
+         expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
+    Spec("oldrouter", "as bottleneck, but the router's frag-needed says next-hop MTU 0 (RFC 1191 plateaus)",
+         mtus=(1500, 1400), router_rules=[MTU_ZERO], needs=("nft",),
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
     Spec("smalllocal", "the client's own link has MTU 1300, the rest 1500",
          mtus=(1300, 1500),
@@ -310,7 +317,7 @@ def up(name: str, prefix: Optional[str] = None) -> Lab:
     """Build scenario `name` and leave it running; returns the Lab (close() or `lab down`)."""
     if name not in SCENARIOS:
         raise LabError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
-    missing = missing_tools()
+    missing = missing_tools() + [t for t in SCENARIOS[name].needs if shutil.which(t) is None]
     if missing:
         raise LabError(f"cannot build lab {name}: missing {', '.join(missing)}")
     lab = Lab(SCENARIOS[name], prefix or f"{PREFIX}{secrets.token_hex(3)}")
