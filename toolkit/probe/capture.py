@@ -48,9 +48,9 @@ class Capture:
         return self
 
     def __exit__(self, *exc) -> None:
+        # the reader notices the stop flag within its 50 ms receive timeout and closes the
+        # socket itself; nobody needs to wait for that
         self._stop.set()
-        self._thread.join(1)
-        self.sock.close()
 
     def watch(self, address: str) -> "queue.Queue":
         q = self.targets.get(address)
@@ -72,11 +72,12 @@ class Capture:
             except socket.timeout:
                 continue
             except OSError:
-                return
+                break
             try:
                 self._handle(data, addr)
             except Exception:       # a malformed packet must never stop the capture
                 continue
+        self.sock.close()
 
     def _handle(self, data: bytes, addr) -> None:
         gso = 0
