@@ -226,6 +226,7 @@ class Lab:
             la, ra = (2, 1) if i == 0 else (1, 2)
             self._addr(left, f"v{net}a", net, la)
             self._addr(right, f"v{net}b", net, ra)
+            self._neighbours(left, f"v{net}a", right, f"v{net}b", net, la, ra)
         # routes: client and target default through their router; routers route onwards
         n = len(self.spec.mtus)
         self._route(self.client, "default", 1, 1)
@@ -250,6 +251,20 @@ class Lab:
         self._ns(ns, ["ip", "addr", "add", f"10.0.{net}.{host}/24", "dev", dev])
         self._ns(ns, ["ip", "-6", "addr", "add", f"fd00:{net}::{host}/64", "dev", dev, "nodad"])
         self._ns(ns, ["ip", "link", "set", dev, "up"])
+
+    def _neighbours(self, left: str, ldev: str, right: str, rdev: str, net: int, la: int, ra: int) -> None:
+        """Permanent neighbour entries both ways: neighbour discovery in fresh namespaces
+        was seen to hold the first IPv6 packets for up to a second, which is noise in a
+        lab meant to time PMTU and MSS checks."""
+        mac = {}
+        for ns, dev in ((left, ldev), (right, rdev)):
+            out = _sh(["ip", "netns", "exec", ns, "cat", f"/sys/class/net/{dev}/address"], "read MAC")
+            mac[ns] = out.stdout.strip()
+        for ns, dev, peer, host in ((left, ldev, right, ra), (right, rdev, left, la)):
+            self._ns(ns, ["ip", "neigh", "replace", f"10.0.{net}.{host}", "lladdr", mac[peer], "dev", dev,
+                          "nud", "permanent"])
+            self._ns(ns, ["ip", "-6", "neigh", "replace", f"fd00:{net}::{host}", "lladdr", mac[peer], "dev", dev,
+                          "nud", "permanent"])
 
     def _route(self, ns: str, dest: str, net: int, host: int, net6: Optional[str] = None) -> None:
         self._ns(ns, ["ip", "route", "add", dest, "via", f"10.0.{net}.{host}"])

@@ -94,13 +94,14 @@ class MssCheck:
             if self.capture is not None:
                 self._flow = (self.address, self.port, lport)
                 self.capture.follow(self._flow, self._segment)
-            s.settimeout(self.timeout)
+            # room for one SYN retransmission (Linux: after 1 s) on top of the answer timeout
+            s.settimeout(self.timeout + 1.5)
             t0 = time.monotonic()
             s.connect((self.address, self.port))
             self.rtt = time.monotonic() - t0
             return True
         except socket.timeout:
-            self.error = f"port {self.port}: no answer to the connection within {self.timeout:g} s"
+            self.error = f"port {self.port}: no answer to the connection within {self.timeout + 1.5:g} s"
         except OSError as exc:
             self.error = f"port {self.port}: {exc.strerror or exc}"
         self.close()
