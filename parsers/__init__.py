@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Un
 
 from .base import snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
-from .text import Chunk, _key, split
+from .text import Chunk, line_shape, split
 
 _SHARED = {"base", "model", "text"}
 
@@ -53,7 +53,7 @@ def detect(text: str) -> List[Tuple[str, float]]:
 
 def _signature(chunk: Chunk) -> Tuple[str, ...]:
     """What a snapshot looks like, numbers aside: dumps of one host in a log share it."""
-    return tuple(_key(line) for line in chunk.lines[:6])
+    return tuple(line_shape(line) for line in chunk.lines[:6])
 
 
 def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional[str] = None,

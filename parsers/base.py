@@ -7,11 +7,9 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from .model import COUNTERS, Counters, LineParser, Meta, ParseError, Reading, Snapshot, to_int
 from .text import Chunk, split
 
-# `   92  ipReasmReqds` (count first) and `Reassembly Required = 5668` / `ipReasmOKs =  46`
-# (label first); a value may carry thousands grouping; anything glued to it is kept so
-# to_int can refuse it instead of dropping characters.
+# `   92  ipReasmReqds` (count first); a value may carry thousands grouping; anything glued
+# to it is kept so to_int can refuse it instead of dropping characters.
 COUNT_FIRST = re.compile(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>\S.*?)\s*$")
-LABEL_FIRST = re.compile(r"^\s*(?P<label>[A-Za-z][^=:]*?)\s*[=:]\s*(?P<value>\S+)\s*$")
 
 
 def value_of(label: str, value: str, reading: Reading) -> Optional[int]:
@@ -43,20 +41,6 @@ def collect(lines: Iterable[str], labels: Dict[str, str], reading: Reading,
         if value is not None:
             found[name] = value
     return found
-
-
-def sections(lines: List[str], is_header) -> Dict[str, List[str]]:
-    """Group lines under the last header line for which is_header(line) returns a key."""
-    out: Dict[str, List[str]] = {}
-    key = ""
-    for line in lines:
-        k = is_header(line)
-        if k is not None:
-            key = k
-            out.setdefault(key, [])
-            continue
-        out.setdefault(key, []).append(line)
-    return out
 
 
 def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int) -> Snapshot:

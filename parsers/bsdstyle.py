@@ -18,7 +18,7 @@ Not a parser itself: it has no META, so the registry skips it.
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from .base import COUNT_FIRST, value_of
 from .model import COUNTERS, Reading

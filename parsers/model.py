@@ -69,14 +69,6 @@ class Snapshot:
         }
 
 
-def counters(values: Dict[str, Optional[int]], reported: Tuple[str, ...]) -> Counters:
-    """All seven counters: the ones `reported` default to None unless found, the rest are None."""
-    unknown = set(values) - set(COUNTERS)
-    if unknown:
-        raise ValueError(f"not IP-MIB counter names: {sorted(unknown)}")
-    return {name: (values.get(name) if name in reported else None) for name in COUNTERS}
-
-
 _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+$")
 _PLAIN = re.compile(r"^\d+$")
 

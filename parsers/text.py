@@ -7,9 +7,9 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import IO, Iterable, Iterator, List, Optional, Tuple
+from typing import IO, Iterator, List, Optional, Tuple
 
 from .model import ParseError
 
@@ -223,7 +223,8 @@ _VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
 _QUOTED = re.compile(r"^[ \t]*>", re.M)
 
 
-def _key(line: str) -> str:
+def line_shape(line: str) -> str:
+    """A line without its values (numbers inside words such as Ip6 or InType3 stay)."""
     return " ".join(_VALUE.sub("#", line).split())
 
 
@@ -396,7 +397,7 @@ def split(source) -> Iterator[Chunk]:
                 continue
             section = _section(text, start, max(scanned, state.body), section)
             scanned = end
-            key = (section, _key(line.strip(" \t>")))
+            key = (section, line_shape(line.strip(" \t>")))
             if key in state.seen:
                 at = _header_run_start(text, start, state.body)
                 closed.append(state.chunk(text, at))
