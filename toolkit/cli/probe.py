@@ -32,6 +32,23 @@ def parse_ports(text: Optional[str]) -> List[int]:
     return ports
 
 
+def ports_and_text(port: Optional[str], send: Optional[str]):
+    """Check --port and --send as `probe` does: (ports, text), or one stderr line and exit 2."""
+    try:
+        ports = parse_ports(port)
+    except ValueError as exc:
+        error(f"--port {port!r}: {exc}")
+        raise typer.Exit(2)
+    text = None
+    if send is not None:
+        try:
+            text = codecs.decode(send, "unicode_escape")
+        except UnicodeDecodeError as exc:
+            error(f"--send {send!r}: bad escape ({exc.reason})")
+            raise typer.Exit(2)
+    return ports, text
+
+
 def _row(r) -> list:
     m = r.mss or {}
     fmt = lambda v: "-" if v is None else v  # noqa: E731
@@ -57,11 +74,7 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
           no_raw: bool = typer.Option(False, "--no-raw", help="Plain sockets only, as without root."),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")) -> None:
     """Probe live hosts: path MTU with DF probes, black holes, and the MSS advertised and used."""
-    try:
-        ports = parse_ports(port)
-    except ValueError as exc:
-        error(f"--port {port!r}: {exc}")
-        raise typer.Exit(2)
+    ports, text = ports_and_text(port, send)
     if ipv4 and ipv6:
         error("-4 and -6: choose one")
         raise typer.Exit(2)
@@ -71,13 +84,6 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
     if not 0 < timeout <= 60:
         error(f"--timeout {timeout:g}: must be above 0 and at most 60 seconds")
         raise typer.Exit(2)
-    text = None
-    if send is not None:
-        try:
-            text = codecs.decode(send, "unicode_escape")
-        except UnicodeDecodeError as exc:
-            error(f"--send {send!r}: bad escape ({exc.reason})")
-            raise typer.Exit(2)
     from toolkit.probe import runner
     opts = runner.Options(ports=ports, family="ipv4" if ipv4 else "ipv6" if ipv6 else None, rate=rate,
                           timeout=timeout, send_text=text, raw=False if no_raw else None)

@@ -12,7 +12,7 @@ import queue
 import socket
 import struct
 import threading
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Tuple
 
 from toolkit.probe.packets import Packet, classify, parse_ip
 
@@ -21,7 +21,6 @@ SOL_PACKET = 263
 PACKET_VNET_HDR = 15
 PACKET_OUTGOING = 4
 VNET_HDR_LEN = 10
-ARPHRD_NONE = 0xFFFE
 LINK_HEADER = {1: 14, 772: 14, 0xFFFE: 0, 65534: 0, 776: 0, 778: 0, 823: 0}  # ether, loopback, none, sit, gre, ip6gre
 
 FlowKey = Tuple[str, int, int]    # (remote address, remote port, local port)

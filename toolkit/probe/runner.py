@@ -7,15 +7,15 @@ path MTU search while the host talks, then draw the findings.
 """
 from __future__ import annotations
 
+import importlib
 import ipaddress
-import os
 import queue
 import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from toolkit.probe import findings
 from toolkit.probe.mss import MssCheck
@@ -233,7 +233,7 @@ def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSen
 
 def _import_scapy() -> None:
     try:
-        import scapy.layers.inet  # noqa: F401
+        importlib.import_module("scapy.layers.inet")
     except Exception:       # the probe itself will report it when it needs scapy
         pass
 
@@ -262,8 +262,4 @@ def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[Prob
             capture.__exit__(None, None, None)
         if sender is not None:
             sender.close()
-
-
-def is_root() -> bool:
-    return os.geteuid() == 0
 
