@@ -12,8 +12,9 @@ The search keeps the largest size that got through (`lo`) and the smallest that 
 - without ICMP the gap is cut into up to 9 parts per round (8 probes in flight);
 - a size that vanished while a larger one passed was lost, not too big;
 - before calling a black hole, the boundary is re-tested (3 probes just above, 2 at the
-  found size), so random loss or ICMP rate limiting is not mistaken for one; the
-  confidence says how clean the path looked;
+  found size), so random loss is not mistaken for one, and asked once more after a 1 s
+  pause, so a router that rate-limits its ICMP is not either; the confidence says how
+  clean the path looked;
 - for a black hole, TTL-limited probes of the failing size find the last router that
   still receives them.
 """
@@ -34,6 +35,7 @@ HEADER = {"icmp": 8, "udp": 8, "tcp": 20}
 MIN_WAIT = 0.1
 SPLIT = 8
 MAX_RETESTS = 6
+RATE_LIMIT_PAUSE = 1.0   # s of silence before the last word on a black hole
 
 
 def plateau_below(size: int) -> int:
@@ -241,6 +243,7 @@ class Search:
         if method != "icmp":
             self._record(self._round([(method, s, 64) for s in self._first_sizes()]))
         retests = 0
+        paused = False
         for _ in range(40):
             lo, hi, nxt = self._bounds()
             if lo is None:
@@ -293,6 +296,17 @@ class Search:
             hi_changed = o_hi.passed or o_hi.toobig
             lo_ok = o_lo.passed > before[lo][0]
             if not hi_changed and lo_ok:
+                if not paused:
+                    # a router that rate-limits its ICMP (one a second is common) may simply
+                    # have had nothing left for this run: ask once more after a pause
+                    paused = True
+                    last_big = max(x.at for x in self.sent.values() if x.size > lo)
+                    time.sleep(max(0.0, last_big + RATE_LIMIT_PAUSE - time.monotonic()))
+                    self._record(self._round([(method, hi, 64), (method, lo, 64)]))
+                    if self.outcomes[hi].toobig:
+                        self.v.notes.append("the router rate-limits its 'fragmentation needed': "
+                                            "it answered only after a pause")
+                    continue
                 self.v.pmtu, self.v.method, self.v.black_hole = lo, "inferred", True
                 break
             # something passed above, or lo itself was lost: keep searching with the new evidence
