@@ -10,7 +10,7 @@ import typer
 import parsers
 from parsers.model import COUNTERS, ParseError, Snapshot
 from toolkit import diff as diffs
-from toolkit.inputs import Outcome, read_paths
+from toolkit.inputs import Outcome, expand, read_paths
 from toolkit.output import FORMATS, error, json_array, json_lines, table
 
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
@@ -36,7 +36,7 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
 
 def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool) -> Iterator[Snapshot]:
     """Snapshots from the inputs, with a byte-count progress bar on a terminal for big inputs."""
-    total = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    total = sum(os.path.getsize(name) for name, problem in expand(paths) if not problem and name != "-")
     if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
         yield from read_paths(paths, os_name, outcome, error)
         return
