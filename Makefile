@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test system-deps bench clean
+.PHONY: demo test system-deps bench bench-probe clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,8 +25,12 @@ system-deps:
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
+# Figures beside grep / tracepath / scamper (docs/benchmarks.md). bench-probe needs root.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_bench.py
+
+bench-probe: $(STAMP) system-deps
+	$(BIN)/python benchmarks/probe_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -6,6 +6,7 @@ from typing import List, Optional
 
 import typer
 
+from toolkit.cli.probe import ports_and_text
 from toolkit.hosts import OS_NAMES, HostFileError, convert
 from toolkit.output import error
 
@@ -61,7 +62,7 @@ def triage(
     if not paths and not target and not hosts_file:
         error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
         raise typer.Exit(2)
-    ports, text = _probe_options(port, send)
+    ports, text = ports_and_text(port, send)
     hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text)
     if not hosts:
         error("no host could be triaged from the inputs")
@@ -82,25 +83,6 @@ def triage(
         raise typer.Exit(3)
     if any(f.severity == "problem" for h in hosts for f in h.findings):
         raise typer.Exit(4)
-
-
-def _probe_options(port: Optional[str], send: Optional[str]):
-    import codecs
-
-    from toolkit.cli.probe import parse_ports
-    try:
-        ports = parse_ports(port)
-    except ValueError as exc:
-        error(f"--port {port!r}: {exc}")
-        raise typer.Exit(2)
-    text = None
-    if send is not None:
-        try:
-            text = codecs.decode(send, "unicode_escape")
-        except UnicodeDecodeError as exc:
-            error(f"--send {send!r}: bad escape ({exc.reason})")
-            raise typer.Exit(2)
-    return ports, text
 
 
 def _checked(option: str, key: str, value: Optional[str]):
