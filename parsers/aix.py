@@ -41,12 +41,7 @@ _MARKERS = re.compile(
 
 
 def detect(text: str) -> float:
-    generic = bsdstyle.family_score(text)
-    if not generic:
-        return 0.0
-    if bsdstyle.markers(text, _MARKERS):
-        return 0.95
-    return generic - 0.02
+    return bsdstyle.score(text, _MARKERS, 0.95, -0.02)
 
 
 def read(lines: List[str]) -> Reading:

@@ -68,12 +68,8 @@ _MARKERS = re.compile(
 
 
 def detect(text: str) -> float:
-    generic = bsdstyle.family_score(text)
-    if not generic:
-        return 0.0
-    if bsdstyle.markers(text, _MARKERS):
-        return 0.9
-    return generic + 0.02  # the generic answer for an excerpt the whole family could print
+    # +0.02: the generic answer for an excerpt the whole family could print
+    return bsdstyle.score(text, _MARKERS, 0.9, +0.02)
 
 
 def read(lines: List[str]) -> Reading:

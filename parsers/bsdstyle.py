@@ -96,6 +96,17 @@ def markers(text: str, rx: "re.Pattern[str]") -> int:
     return len(rx.findall(text))
 
 
+def score(text: str, marker: Optional["re.Pattern[str]"], marked: float, offset: float) -> float:
+    """One OS's detect(): `marked` when a line only that OS prints is there, else the
+    family score nudged by `offset`, which orders the OSes on an ambiguous excerpt."""
+    generic = family_score(text)
+    if not generic:
+        return 0.0
+    if marker is not None and marker.search(text):
+        return marked
+    return generic + offset
+
+
 def _match(label: str, table: Labels) -> Optional[str]:
     key = label.lower()
     for name, rx in table:

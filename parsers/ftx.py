@@ -38,8 +38,7 @@ META = Meta(
 
 
 def detect(text: str) -> float:
-    generic = bsdstyle.family_score(text)
-    return generic - 0.01 if generic else 0.0
+    return bsdstyle.score(text, None, 0.0, -0.01)
 
 
 def read(lines: List[str]) -> Reading:

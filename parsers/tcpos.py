@@ -39,12 +39,7 @@ _MARKER = re.compile(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.
 
 
 def detect(text: str) -> float:
-    generic = bsdstyle.family_score(text)
-    if not generic:
-        return 0.0
-    if _MARKER.search(text):
-        return 0.9
-    return generic - 0.02
+    return bsdstyle.score(text, _MARKER, 0.9, -0.02)
 
 
 def read(lines: List[str]) -> Reading:
