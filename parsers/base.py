@@ -62,7 +62,7 @@ def parse_text(text: str, meta: Meta, read: LineParser, source: str = "-") -> Li
     if not isinstance(text, str):
         raise ParseError(f"expected text, got {type(text).__name__}")
     out = []
-    for chunk in split(text.splitlines()):
+    for chunk in split(text):
         reading = read(chunk.lines)
         if reading.ipv4 is None and reading.ipv6 is None:
             continue

@@ -192,10 +192,13 @@ def command_host(line: str) -> Optional[str]:
 class Chunk:
     """The cleaned lines of one snapshot, with what surrounded it."""
     lines: List[str]
-    taken_at: Optional[str] = None
+    stamp: Optional[Stamp] = None
     host: Optional[str] = None
     line: int = 1
-    stamp: Optional[Stamp] = None
+
+    @property
+    def taken_at(self) -> Optional[str]:
+        return self.stamp.iso() if self.stamp else None
 
 
 # ------------------------------------------------------------ the splitter
@@ -276,9 +279,7 @@ class _State:
         self.host: Optional[str] = None
 
     def chunk(self, text: str, end: int) -> Chunk:
-        c = Chunk(_lines(text[self.body:end]), self.stamp.iso() if self.stamp else None, self.host, self.line)
-        c.stamp = self.stamp
-        return c
+        return Chunk(_lines(text[self.body:end]), self.stamp, self.host, self.line)
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -406,7 +407,6 @@ def split(source) -> Iterator[Chunk]:
         if final:
             if has_counters(len(text)):
                 closed.append(state.chunk(text, len(text)))
-            carry = ""
         else:
             cut = state.start
             if len(text) - cut > MAX_CHUNK:
