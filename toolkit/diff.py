@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional
 
 import parsers
 from parsers.model import COUNTERS, Meta, Snapshot
@@ -122,13 +122,16 @@ def pair(a: Snapshot, b: Snapshot, parser=None) -> Delta:
                  meta.reasm_unit if meta else "both", meta.fails_unit if meta else "datagrams")
 
 
-def deltas(snapshots: Iterable[Snapshot]) -> List[Delta]:
-    """One Delta per consecutive pair of snapshots of the same host, in input order."""
+def iter_deltas(snapshots: Iterable[Snapshot]) -> Iterator[Delta]:
+    """One Delta per consecutive pair of snapshots of the same host, in input order, as
+    the snapshots stream in (only the last snapshot of each host is held)."""
     last: Dict[str, Snapshot] = {}
-    out = []
     for snap in snapshots:
         key = host_key(snap)
         if key in last:
-            out.append(pair(last[key], snap, parsers.REGISTRY.get(snap.os)))
+            yield pair(last[key], snap, parsers.REGISTRY.get(snap.os))
         last[key] = snap
-    return out
+
+
+def deltas(snapshots: Iterable[Snapshot]) -> List[Delta]:
+    return list(iter_deltas(snapshots))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Iterable, Iterator, List, Sequence
+from typing import Callable, Iterable, Sequence
 
 from tabulate import tabulate
 
@@ -55,9 +55,25 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
     return count
 
 
-def emit(items: Iterator[dict], fmt: str, to_row, headers: List[str]) -> int:
-    if fmt == "json":
-        return json_array(items)
-    if fmt == "jsonl":
-        return json_lines(items)
-    return table((to_row(i) for i in items), headers)
+def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequence]],
+         headers: Sequence[str]) -> int:
+    """Print result objects (each with to_dict()) as a JSON array, JSON lines or a table
+    (`to_rows` gives an item's table rows); streamed in every format. Returns the count."""
+    if fmt in ("json", "jsonl"):
+        count = [0]
+
+        def dicts():
+            for item in items:
+                count[0] += 1
+                yield item.to_dict()
+        (json_array if fmt == "json" else json_lines)(dicts())
+        return count[0]
+    count = 0
+
+    def rows():
+        nonlocal count
+        for item in items:
+            count += 1
+            yield from to_rows(item)
+    table(rows(), headers)
+    return count

@@ -11,7 +11,7 @@ import parsers
 from parsers.model import COUNTERS, ParseError, Snapshot
 from toolkit import diff as diffs
 from toolkit.inputs import Outcome, expand, read_paths
-from toolkit.output import FORMATS, error, json_array, json_lines, table
+from toolkit.output import FORMATS, emit, error
 
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
 OS_OPT = typer.Option(None, "--os", metavar="OS", help="Read every dump as this OS instead of detecting it: "
@@ -51,8 +51,26 @@ def _finish(outcome: Outcome) -> None:
         raise typer.Exit(3)
 
 
-def _fmt(v):
-    return "-" if v is None else v
+SNAPSHOT_HEADERS = ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
+DELTA_HEADERS = (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
+                 + ["frags/dgram", "fail share", "events"])
+
+
+def _snapshot_rows(s: Snapshot):
+    for family in ("ipv4", "ipv6"):
+        values = getattr(s, family)
+        if values is not None:
+            yield [s.source, s.index, s.os, s.host, s.taken_at, family] + [values[c] for c in COUNTERS]
+
+
+def _delta_rows(d: diffs.Delta):
+    events = ", ".join(f"{e['type']} {e.get('family', '')}.{e.get('counter', '')}".rstrip(".") for e in d.events)
+    for family in ("ipv4", "ipv6"):
+        values = getattr(d, family)
+        if values is not None:
+            r = d.ratios(family)
+            yield ([d.host, d.from_, d.to, d.elapsed_s, family] + [values[c] for c in COUNTERS]
+                   + [r["fragments_per_datagram"], r["reasm_fail_share"], events or None])
 
 
 def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
@@ -80,21 +98,7 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    snaps = _snapshots(paths, os_name, outcome, quiet)
-    if fmt == "json":
-        json_array(s.to_dict() for s in snaps)
-    elif fmt == "jsonl":
-        json_lines(s.to_dict() for s in snaps)
-    else:
-        headers = ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
-
-        def rows():
-            for s in snaps:
-                for family in ("ipv4", "ipv6"):
-                    values = getattr(s, family)
-                    if values is not None:
-                        yield [s.source, s.index, s.os, s.host, s.taken_at, family] + [values[c] for c in COUNTERS]
-        table(rows(), headers)
+    emit(_snapshots(paths, os_name, outcome, quiet), fmt, _snapshot_rows, SNAPSHOT_HEADERS)
     _finish(outcome)
 
 
@@ -120,30 +124,10 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    pairs = diffs.deltas(_snapshots(paths, os_name, outcome, quiet))
+    pairs = emit(diffs.iter_deltas(_snapshots(paths, os_name, outcome, quiet)), fmt, _delta_rows, DELTA_HEADERS)
     if outcome.snapshots == 1:
         error("only one snapshot found: diff needs two of the same host (before and after)")
-    if fmt == "json":
-        json_array(d.to_dict() for d in pairs)
-    elif fmt == "jsonl":
-        json_lines(d.to_dict() for d in pairs)
-    else:
-        headers = ["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS) + ["frags/dgram", "fail share", "events"]
-
-        def rows():
-            for d in pairs:
-                events = ", ".join(f"{e['type']} {e.get('family', '')}.{e.get('counter', '')}".rstrip(".") for e in d.events)
-                for family in ("ipv4", "ipv6"):
-                    values = getattr(d, family)
-                    if values is None:
-                        continue
-                    r = d.ratios(family)
-                    yield ([d.host, d.from_, d.to, d.elapsed_s, family] + [values[c] for c in COUNTERS]
-                           + [r["fragments_per_datagram"], r["reasm_fail_share"], events or None])
-        table(rows(), headers)
-    if not outcome.parsed:
-        raise typer.Exit(1)
-    if len(pairs) == 0:
+    if not pairs:
         raise typer.Exit(1)
     _finish(outcome)
 
