@@ -155,7 +155,7 @@ class MssResult:
     tcp_options: int
     frame_overhead: int      # bytes on the wire per full segment beyond the payload
     efficiency: float        # payload / (payload + frame_overhead)
-    vos_min_mss: int         # STCP min_mss / default_min_mtu for this path (counts the TCP header)
+    vos_min_mss: int         # PMTU - 20: STCP counts the TCP header (platforms.vos.value_for adds its range)
     notes: List[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:

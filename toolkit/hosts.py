@@ -29,11 +29,11 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional
 
-from toolkit import calc
+from toolkit import calc, platforms
 
 HOST_FILE = "host.toml"
 PEERS = ("local", "non-local")
-OS_NAMES = ("vos", "tcpos", "ftx", "hpux", "windows", "linux", "solaris", "aix", "bsd")
+OS_NAMES = platforms.NAMES
 
 
 class HostFileError(ValueError):

@@ -184,15 +184,10 @@ def _owner(by_name: Dict[str, Host], target: str) -> Host:
 
 
 def _read_dumps(host: Host, paths: List[str], outcome: Outcome, error) -> None:
-    for snap in read_paths(paths, host.facts.os if host.facts.os in _parser_names() else None, outcome, error):
+    for snap in read_paths(paths, host.facts.os, outcome, error):
         host.snapshots.append(snap)
         if snap.source not in host.inputs:
             host.inputs.append(snap.source)
-
-
-def _parser_names() -> List[str]:
-    import parsers
-    return parsers.names()
 
 
 def _read_probe(host: Host, path: str, outcome: Outcome, error) -> None:

@@ -9,6 +9,7 @@ import typer
 from tabulate import tabulate
 
 from toolkit import calc as c
+from toolkit.platforms import vos
 from toolkit.output import error
 
 app = typer.Typer(name="calc", help="TCP numbers: MSS from MTU, packets for a transfer, BDP and buffers, Mathis bound.",
@@ -51,13 +52,14 @@ def mss(mtu: str = typer.Option("1500", "--mtu", help="Carrier MTU in bytes (the
     except ValueError as exc:
         error(f"--mtu {mtu}: {exc}")
         raise typer.Exit(2)
+    stcp = vos.value_for(r.ip_mtu)  # PMTU - 20 within STCP's own range (500-1480)
     rows = [("carrier MTU", r.mtu), ("encapsulations", ", ".join(r.encaps) or "none"), ("inner IP MTU", r.ip_mtu),
             (f"MSS ({family})", r.mss), ("payload per segment", r.payload),
             ("overhead per frame", f"{r.frame_overhead} bytes"), ("data share", f"{100 * r.efficiency:.2f}%"),
-            ("VOS STCP min_mss", f"{r.vos_min_mss} (hex {r.vos_min_mss:x})"),
+            ("VOS STCP min_mss", f"{stcp} (hex {stcp:x})"),
             ("TCP_OS tcpos_default_mss$", f"{r.mss} (hex {r.mss:x})")]
     rows += [("note", n) for n in r.notes]
-    _show(r.to_dict(), rows, as_json)
+    _show(dict(r.to_dict(), vos_min_mss=stcp), rows, as_json)
 
 
 @app.command("transfer")

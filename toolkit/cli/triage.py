@@ -18,7 +18,7 @@ def triage(
     port: Optional[str] = typer.Option(None, "--port", "-p", metavar="N,...", help="TCP port(s) for the live MSS check (as mssdiag probe)."),
     send: Optional[str] = typer.Option(None, "--send", metavar="TEXT", help="Sent to live ports that stay silent (backslash escapes understood)."),
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
-    os_name: Optional[str] = typer.Option(None, "--os", help="OS family: vos tcpos ftx hpux windows linux solaris aix bsd."),
+    os_name: Optional[str] = typer.Option(None, "--os", help="OS family: " + " ".join(OS_NAMES) + "."),
     release: Optional[str] = typer.Option(None, "--release", help="OS release, e.g. 14.6 or 'Windows Server 2003'."),
     peer: Optional[str] = typer.Option(None, "--peer", help="local or non-local: is the peer on the host's subnet?"),
     bandwidth: Optional[str] = typer.Option(None, "--bandwidth", help="Link rate, e.g. 100M or 10G."),

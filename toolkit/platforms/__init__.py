@@ -19,7 +19,9 @@ import re
 from types import ModuleType
 from typing import Dict, Optional, Tuple
 
-NAMES = ("vos", "tcpos", "ftx", "hpux", "windows", "linux", "solaris", "aix", "bsd")
+import parsers
+
+NAMES = tuple(parsers.names())  # one platform module per parser
 
 
 def release_tuple(release: Optional[str]) -> Optional[Tuple[int, ...]]:
