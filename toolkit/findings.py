@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional
 
-CONFIDENCES = ("high", "medium", "low")   # the same words the prober uses
+CONFIDENCES = ("high", "medium", "low")   # rules and the prober both use these words
 SEVERITIES = ("problem", "warning", "info")
 
 

@@ -161,7 +161,7 @@ def _sh(argv: Sequence[str], what: str, check: bool = True, timeout: float = 20)
 
 def missing_tools() -> List[str]:
     """What the lab needs and this host lacks (empty when it can build labs)."""
-    out = [t for t in ("ip", "iptables", "ip6tables") if shutil.which(t) is None]
+    out = [t for t in ("ip", "iptables") if shutil.which(t) is None]
     if os.geteuid() != 0:
         out.append("root (CAP_NET_ADMIN)")
     return out

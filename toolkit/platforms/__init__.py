@@ -2,7 +2,7 @@
 
 Each module offers the same small interface, so rules never branch on OS names:
 
-- NAME, TITLE, PMTUD (does the stack do PMTU discovery and advertise its MTU's MSS)
+- NAME (the parser's META.name; the title and counter semantics live with the parser)
 - default_mss(release, local) -> (mss or None, why): what the stack sends a peer
 - raise_mss(path_mtu, release) -> [Recommendation]: stacks with a small legacy default
 - black_hole(path_mtu, release, family) -> [Recommendation]: host-side fixes when big

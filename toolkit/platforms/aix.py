@@ -7,8 +7,6 @@ from toolkit import calc
 from toolkit.findings import Recommendation
 
 NAME = "aix"
-TITLE = "IBM AIX"
-PMTUD = True
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:

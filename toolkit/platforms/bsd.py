@@ -7,8 +7,6 @@ from toolkit import calc
 from toolkit.findings import Recommendation
 
 NAME = "bsd"
-TITLE = "BSD"
-PMTUD = True
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:

@@ -9,8 +9,6 @@ from toolkit.findings import Recommendation
 from toolkit.platforms import before
 
 NAME = "ftx"
-TITLE = "Stratus FTX"
-PMTUD = True
 
 
 def legacy(release: Optional[str]) -> Optional[bool]:

@@ -12,8 +12,6 @@ from toolkit import calc
 from toolkit.findings import Recommendation
 
 NAME = "hpux"
-TITLE = "HP-UX"
-PMTUD = True
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:

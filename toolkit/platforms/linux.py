@@ -12,8 +12,6 @@ from toolkit import calc
 from toolkit.findings import Recommendation
 
 NAME = "linux"
-TITLE = "Linux"
-PMTUD = True
 SYSCTL_FILE = "/etc/sysctl.d/90-mssdiag.conf"
 
 

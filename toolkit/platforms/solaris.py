@@ -7,8 +7,6 @@ from toolkit import calc
 from toolkit.findings import Recommendation
 
 NAME = "solaris"
-TITLE = "Oracle Solaris"
-PMTUD = True
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:

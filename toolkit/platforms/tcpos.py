@@ -12,8 +12,6 @@ from toolkit.findings import Recommendation
 from toolkit.platforms import before
 
 NAME = "tcpos"
-TITLE = "VOS TCP_OS"
-PMTUD = False
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:

@@ -13,8 +13,6 @@ from toolkit.findings import Recommendation
 from toolkit.platforms import before
 
 NAME = "vos"
-TITLE = "Stratus VOS STCP"
-PMTUD = False
 DEFAULT_MIN_MTU = 556          # shown by display/list_stcp_params; 536 + 20 TCP header
 MIN_MSS_RANGE = (500, 1480)    # list_stcp_params: "maximum tcp segment size [500-1480]"
 START = "at the end of start_stcp.cm (runs after every boot, once STCP has started)"
@@ -23,7 +21,7 @@ START = "at the end of start_stcp.cm (runs after every boot, once STCP has start
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     if local:
         return None, "STCP uses the interface's full MSS for peers on the same subnet"
-    return 536, "STCP sends at most 536 bytes in any segment to a non-local peer, whatever the peer advertises (seed 004)"
+    return DEFAULT_MIN_MTU - calc.TCP, "STCP sends at most 536 bytes in any segment to a non-local peer, whatever the peer advertises (seed 004)"
 
 
 def value_for(path_mtu: int) -> int:

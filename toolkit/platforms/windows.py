@@ -13,8 +13,6 @@ from toolkit.findings import Recommendation
 from toolkit.platforms import release_tuple
 
 NAME = "windows"
-TITLE = "Microsoft Windows"
-PMTUD = True
 TCPIP = r"HKLM\SYSTEM\CurrentControlSet\Services\Tcpip\Parameters"
 
 

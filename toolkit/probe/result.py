@@ -8,9 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional
 
-FAMILIES = ("ipv4", "ipv6")
-PMTU_METHODS = ("icmp", "inferred", "local")
-CONFIDENCES = ("high", "medium", "low")
+from toolkit.findings import CONFIDENCES
+
 
 # Stable finding codes -> one-line meaning (docs/probe.md lists them too).
 FINDING_CODES: Dict[str, str] = {

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, Sequence
 
-from toolkit.probe import findings
+from toolkit.probe import findings, sockets as so
 from toolkit.probe.mss import MssCheck
 from toolkit.probe.pmtu import Search
 from toolkit.probe.result import ProbeResult
@@ -81,9 +81,9 @@ class RawSender:
                 # PMTUDISC_PROBE: DF, and sized against the interface, not the kernel's
                 # cached path MTU for the target (which would refuse big probes locally)
                 if family == "ipv6":
-                    s.setsockopt(socket.IPPROTO_IPV6, 23, 3)     # IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE
+                    s.setsockopt(socket.IPPROTO_IPV6, so.IPV6_MTU_DISCOVER, so.IPV6_PMTUDISC_PROBE)
                 else:
-                    s.setsockopt(socket.IPPROTO_IP, 10, 3)       # IP_MTU_DISCOVER, IP_PMTUDISC_PROBE
+                    s.setsockopt(socket.IPPROTO_IP, so.IP_MTU_DISCOVER, so.IP_PMTUDISC_PROBE)
             return s
 
     def sender(self, family: str, src: str, dst: str, port: Optional[int]) -> Callable:
