@@ -16,6 +16,8 @@ NAME = "vos"
 DEFAULT_MIN_MTU = 556          # shown by display/list_stcp_params; 536 + 20 TCP header
 MIN_MSS_RANGE = (500, 1480)    # list_stcp_params: "maximum tcp segment size [500-1480]"
 START = "at the end of start_stcp.cm (runs after every boot, once STCP has started)"
+CAPTURE_CAVEAT = ("packet_monitor on VOS does NOT show fragments: it sees packets after reassembly "
+                  "(seed 004); capture outside the host.")
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:

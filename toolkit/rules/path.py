@@ -6,7 +6,7 @@ from typing import List
 from toolkit import calc
 from toolkit.findings import Finding
 from toolkit.platforms import network
-from toolkit.rules import impact
+from toolkit.rules import impact, mss
 
 
 def _header(family: str) -> int:
@@ -71,7 +71,7 @@ def pmtu_reduced(host) -> List[Finding]:
 
 
 def synack_below_path(host) -> List[Finding]:
-    if host.facts.os in ("vos", "tcpos", "ftx"):
+    if host.facts.os in mss.CODES:
         return []   # the legacy-default rule explains a small MSS on these
     out = []
     for p in host.probes:

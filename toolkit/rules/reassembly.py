@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
+from toolkit import platforms
 from toolkit.findings import Finding, Recommendation
 
 FAMILIES = ("ipv4", "ipv6")
@@ -39,9 +40,9 @@ def _find_sender(host) -> Recommendation:
     caveats = ["Whoever sends the fragments has an MSS or MTU above the path: fix that sender (its MSS, "
                "PMTU discovery, or the ICMP filter that blinds it), not this host.",
                "A peer can also send large UDP datagrams (DNS, NFS, syslog): then the application's size is the fix."]
-    if os_name == "vos":
-        caveats.insert(0, "packet_monitor on VOS does NOT show fragments: it sees packets after reassembly "
-                          "(seed 004); capture outside the host.")
+    own = getattr(platforms.get(os_name), "CAPTURE_CAVEAT", None)
+    if own:
+        caveats.insert(0, own)
     return Recommendation("find-fragment-sender", "Find which peer sends fragments", cmds,
                           applies_to="any capture point on the host's segment", where="capture host",
                           caveats=caveats, scope="network")
