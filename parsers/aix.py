@@ -10,16 +10,16 @@ import re
 from typing import List
 
 from . import base, bsdstyle
-from .model import Meta, Reading
+from .model import ALL, TRAFFIC, Meta, Reading
 
 META = Meta(
     name="aix",
     title="IBM AIX",
     covers=("AIX 4.3", "AIX 5L", "AIX 6.1", "AIX 7.x"),
     formats=("netstat -s", "netstat -ss", "netstat -p ip", "netstat -p ipv6"),
-    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=ALL,
     # the ipv6: section has no "datagrams that can't be fragmented" line
-    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragCreates"),
+    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragCreates") + TRAFFIC,
     reasm_unit="both",
     fails_unit="fragments",
     semantics=(
@@ -29,7 +29,7 @@ META = Meta(
         "'output datagrams fragmented' FragOKs, 'fragments created' FragCreates, 'datagrams that "
         "can't be fragmented' FragFails (IPv4 only). AIX keeps 32-bit counters that wrap (real "
         "dumps show more datagrams reassembled than fragments received). netstat -ss prints "
-        "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0."),
+        "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
 _MARKERS = re.compile(

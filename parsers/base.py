@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from .model import COUNTERS, Counters, LineParser, Meta, ParseError, Reading, Snapshot, to_int
+from .model import ALL, Counters, LineParser, Meta, ParseError, Reading, Snapshot, to_int
 from .text import Chunk, split
 
 # `   92  ipReasmReqds` (count first); a value may carry thousands grouping; anything glued
@@ -47,13 +47,13 @@ def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int
     def full(values: Optional[Counters], reported: Tuple[str, ...]) -> Optional[Counters]:
         if values is None:
             return None
-        return {name: (values.get(name) if name in reported else None) for name in COUNTERS}
+        return {name: (values.get(name) if name in reported else None) for name in ALL}
 
     return Snapshot(
         source=source, index=index, os=meta.name, format=reading.format,
         taken_at=chunk.taken_at, host=chunk.host,
         ipv4=full(reading.ipv4, meta.ipv4), ipv6=full(reading.ipv6, meta.ipv6),
-        raw=reading.raw, warnings=reading.warnings, line=chunk.line,
+        raw=reading.raw, warnings=reading.warnings, line=chunk.line, forwarding=reading.forwarding,
     )
 
 

@@ -26,7 +26,7 @@ import re
 from typing import List
 
 from . import base, bsdstyle
-from .model import Meta, Reading
+from .model import ALL, Meta, Reading
 
 META = Meta(
     name="bsd",
@@ -35,8 +35,8 @@ META = Meta(
             "Juniper Junos (show system statistics)", "other 4.4BSD-derived stacks"),
     formats=("netstat -s", "netstat -ss", "netstat -s -p ip", "netstat -s -p ip6",
              "netstat -s | grep fragment"),
-    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
-    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=ALL,
+    ipv6=ALL,
     reasm_unit="both",
     fails_unit="fragments",
     semantics=(
@@ -51,10 +51,8 @@ META = Meta(
         "'output datagrams fragmented' is FragOKs, 'fragments created' FragCreates, 'datagrams "
         "that can't be fragmented' FragFails. netstat -ss prints non-zero lines only, so inside "
         "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null. "
-        "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored."),
+        "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS),
 )
-
-ALL = META.ipv4
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX
 # print none of them; AIX calls its IPv6 section "ipv6:", never "ip6:").

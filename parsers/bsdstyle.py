@@ -21,7 +21,7 @@ import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from .base import COUNT_FIRST, value_of
-from .model import COUNTERS, Reading
+from .model import ALL, Reading
 
 # A protocol section header: one word and a colon, alone on its line. Sub-headers inside a
 # section ("Input histogram:", "Mbuf statistics:") have a space, so they do not end it.
@@ -38,7 +38,7 @@ def labels(*pairs: Tuple[str, str]) -> Labels:
     """(IP-MIB name, regex over the lower-cased label with spaces folded) pairs."""
     out = []
     for name, rx in pairs:
-        if name not in COUNTERS:
+        if name not in ALL:
             raise ValueError(f"not an IP-MIB counter name: {name}")
         out.append((name, re.compile(rx)))
     return tuple(out)
@@ -49,7 +49,9 @@ def labels(*pairs: Tuple[str, str]) -> Labels:
 # reassembly lines under "fragments received" without repeating the word "fragments".
 # ReasmFails sums the per-fragment drop lines other than the timeout one: "dup or out of
 # space" and OpenBSD/NetBSD "malformed fragments dropped" (a separate kernel counter, so
-# the sum never counts a fragment twice). Timeouts go to ReasmTimeout only.
+# the sum never counts a fragment twice). Timeouts go to ReasmTimeout only. The traffic
+# lines ("total packets received", "packets for this host", "packets sent from this host",
+# "packets forwarded") are InReceives, InDelivers, OutRequests and ForwDatagrams.
 COMMON: Labels = labels(
     ("ReasmReqds", r"fragments? received"),
     ("ReasmFails", r"(?:fragments? )?dropped \(dup or out of space\)"),
@@ -59,7 +61,14 @@ COMMON: Labels = labels(
     ("FragOKs", r"output datagrams? fragmented"),
     ("FragCreates", r"fragments? created"),
     ("FragFails", r"datagrams? that can'?t be fragmented"),
+    ("InReceives", r"total packets? received"),
+    ("InDelivers", r"packets? for this host"),
+    ("OutRequests", r"packets? sent from this host"),
+    ("ForwDatagrams", r"packets? forwarded(?: \(\d+ packets? fast forwarded\))?"),
 )
+
+TRAFFIC_WORDS = ("Traffic: 'total packets received' is InReceives, 'packets for this host' InDelivers, "
+                 "'packets sent from this host' OutRequests, 'packets forwarded' ForwDatagrams.")
 
 # Lines only the BSD family prints (Linux net-tools shares "fragments dropped after
 # timeout", "packets reassembled ok" and "fragments created", so those alone prove nothing).
@@ -182,4 +191,4 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     return reading
 
 
-__all__ = ["COMMON", "SECTION", "family_score", "labels", "markers", "read"]
+__all__ = ["COMMON", "SECTION", "TRAFFIC_WORDS", "family_score", "labels", "markers", "read"]

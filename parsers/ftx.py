@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import List
 
 from . import base, bsdstyle
-from .model import Meta, Reading
+from .model import TRAFFIC, Meta, Reading
 
 META = Meta(
     name="ftx",
     title="Stratus FTX",
     covers=("FTX 2.4", "FTX 3.3", "FTX 3.4"),
     formats=("netstat -s", "netstat -s | grep fragment"),
-    ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="fragments",
     fails_unit="fragments",
     semantics=(
@@ -33,7 +33,7 @@ META = Meta(
         "read ReasmReqds as datagrams. No datagrams-reassembled count exists (ReasmOKs null), so "
         "no fragments-per-datagram ratio either way. ReasmFails is 'fragments dropped (dup or out "
         "of space)', a count of fragments; 'fragments dropped after timeout' is ReasmTimeout. "
-        "Outgoing fragmentation lines are read when the dump has them. No IPv6."),
+        "Outgoing fragmentation lines are read when the dump has them. No IPv6." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
 

@@ -20,15 +20,15 @@ import re
 from typing import List
 
 from . import base, bsdstyle
-from .model import Meta, Reading
+from .model import TRAFFIC, Meta, Reading
 
 META = Meta(
     name="hpux",
     title="HP-UX 11",
     covers=("HP-UX 11.00", "HP-UX 11i v1 (11.11)", "HP-UX 11i v2 (11.23)", "HP-UX 11i v3 (11.31)"),
     formats=("netstat -s", "netstat -sv", "netstat -p ip", "netstat -p ipv6", "netstat -s | grep fragment"),
-    ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout"),
-    ipv6=("ReasmReqds", "ReasmFails"),
+    ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout") + TRAFFIC,
+    ipv6=("ReasmReqds", "ReasmFails") + TRAFFIC,
     reasm_unit="datagrams",
     fails_unit="fragments",
     semantics=(
@@ -40,7 +40,7 @@ META = Meta(
         "line (ReasmOKs null) and no outgoing fragmentation lines (FragOKs, FragFails, "
         "FragCreates null). ReasmFails is 'fragments dropped (dup or out of space)' (IPv6: "
         "'fragments dropped'); 'fragments dropped after timeout' is ReasmTimeout, a count. "
-        "HP-UX prints every line, zeros included."),
+        "HP-UX prints every line, zeros included." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmFails", r"fragments? dropped"))

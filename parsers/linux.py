@@ -43,7 +43,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from . import base
-from .model import COUNTERS, Meta, Reading
+from .model import ALL, Meta, Reading
 
 META = Meta(
     name="linux",
@@ -51,8 +51,8 @@ META = Meta(
     covers=("Linux 2.0 to 6.x", "Stratus ft Linux"),
     formats=("netstat -s (net-tools 1.x and 2.x wordings)", "netstat -s -6", "netstat -s | grep excerpt",
              "/proc/net/snmp", "/proc/net/snmp6", "nstat", "nstat -az"),
-    ipv4=COUNTERS,
-    ipv6=COUNTERS,
+    ipv4=ALL,
+    ipv6=ALL,
     reasm_unit="both",
     semantics=(
         "Counts both, like STCP (seed Fig. 6g: 15 reassemblies required, 5 packets reassembled ok): "
@@ -64,7 +64,10 @@ META = Meta(
         "'fragments received ok'), FragCreates the fragments made from them, FragFails datagrams "
         "that needed fragmenting but had DF set. IPv6 (Ip6:, Ip6* names) has the same meanings. "
         "nstat without -a prints increases since its previous run: such snapshots are already "
-        "deltas, and a diff between two of them means nothing."
+        "deltas, and a diff between two of them means nothing. Traffic: 'total packets received' "
+        "(InReceives), 'forwarded' (ForwDatagrams), 'incoming packets delivered' (InDelivers), "
+        "'requests sent out' (OutRequests); 'Forwarding: 1' (/proc/net/snmp and nstat: 1) "
+        "means IP forwarding is on, 2 off."
     ),
 )
 
@@ -81,6 +84,13 @@ LABELS = {
     "fragments failed": "FragFails",
     "outgoing packets failed fragmentation": "FragFails",
     "fragments created": "FragCreates",
+}
+# Traffic lines (type `number`: always printed, never zero-omitted).
+TRAFFIC_LABELS = {
+    "total packets received": "InReceives",
+    "forwarded": "ForwDatagrams",
+    "incoming packets delivered": "InDelivers",
+    "requests sent out": "OutRequests",
 }
 # Lines net-tools always prints (type `number`) in Ip: and Ip6: -- their presence means no grep.
 ALWAYS = {"total packets received", "incoming packets delivered", "requests sent out"}
@@ -106,7 +116,8 @@ _NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$") 
 _SNMP_HEADER = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
 _SNMP_VALUES = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
 # /proc/net/snmp6 (`Ip6ReasmReqds  0`) and nstat (`IpReasmReqds  12  0.0`).
-_KERNEL_NAME = re.compile(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm|Frag)[A-Za-z]+)\s+(?P<value>\S+)(?:\s+(?P<rate>\S+))?\s*$")
+_KERNEL_NAME = re.compile(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests"
+                          r"|ForwDatagrams|OutForwDatagrams|Forwarding))\s+(?P<value>\S+)(?:\s+(?P<rate>\S+))?\s*$")
 _NSTAT_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)\s+\S+\s+\d+(?:\.\d+)?\s*$")
 _NSTAT_OTHER_GROUP = re.compile(r"^(?:Icmp|Tcp|Udp|Sctp|MPTcp|Xfrm|TcpExt)")
 _NSTAT_HEADER = re.compile(r"^\s*#kernel\s*$")
@@ -116,6 +127,7 @@ class _Section:
     def __init__(self, name: str):
         self.name = name
         self.values: Dict[str, Optional[int]] = {}
+        self.traffic: Dict[str, Optional[int]] = {}
         self.labels: set = set()
         self.last_block: Optional[int] = None   # index in ORDER of the last reassembly line seen
         self.after_block = False                # a line net-tools prints after FragCreates
@@ -148,7 +160,12 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
         target.positions += 1
         cm = _COUNT_LINE.match(line)
         if cm is None:
-            if _NAMED_LINE.match(line) and not line.lstrip().startswith("Forwarding:") and target.last_known >= 0:
+            named = _NAMED_LINE.match(line)
+            if named and named["name"] == "Forwarding":
+                if target.name != "Ip6":
+                    reading.forwarding = {"1": True, "2": False}.get(named["value"], reading.forwarding)
+                    reading.raw["Forwarding"] = named["value"]
+            elif named and target.last_known >= 0:
                 target.after_block = True     # `OutTransmits: 908`, `Ip6InOctets: 128`
             continue
         label = " ".join(cm["label"].split()).lower()
@@ -157,6 +174,11 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
             if label in BEFORE_BLOCK:
                 target.labels.add(label)
                 target.last_known = target.positions
+                traffic = TRAFFIC_LABELS.get(label)
+                if traffic is not None:
+                    key = ("Ip6: " if target.name == "Ip6" else "") + " ".join(cm["label"].split())
+                    reading.raw[key] = cm["value"]
+                    target.traffic[traffic] = base.value_of(key, cm["value"], reading)
             elif target.last_known >= 0:
                 target.after_block = True     # "outgoing multicast packets" and the like
             continue
@@ -179,8 +201,8 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
             v4 = found
         elif sec.name == "Ip6" and v6 is None:
             v6 = found
-    if loose.values and v4 is None:
-        v4 = dict(loose.values)
+    if (loose.values or loose.traffic) and v4 is None:
+        v4 = {**loose.values, **loose.traffic}
         kinds.append("netstat -s excerpt")
     kind = "netstat -s" if "netstat -s" in kinds else (kinds[0] if kinds else None)
     return v4, v6, kind
@@ -189,11 +211,11 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
 def _fill(sec: _Section, reading: Reading) -> Optional[dict]:
     values = sec.values      # a counter shown with a bad number stays None, never becomes 0
     if not ALWAYS <= sec.labels:
-        return dict(values) if values else None      # filtered: what it shows, nothing more
+        return {**values, **sec.traffic} if values or sec.traffic else None   # filtered: what it shows
     if sec.closed or sec.after_block:
-        return {name: values.get(name, 0) for name in ORDER}
+        return {**{name: values.get(name, 0) for name in ORDER}, **sec.traffic}
     last = -1 if sec.last_block is None else sec.last_block
-    out = {name: values.get(name, 0) for name in ORDER[: last + 1]}
+    out = {**{name: values.get(name, 0) for name in ORDER[: last + 1]}, **sec.traffic}
     unknown = ORDER[last + 1:]
     if unknown:
         reading.warnings.append(
@@ -227,9 +249,12 @@ def _snmp(lines: List[str], reading: Reading) -> Tuple[Optional[dict], bool]:
                 continue
             v4 = {}
             for col, value in zip(names, values):
-                if col in COUNTERS:
+                if col in ALL:
                     reading.raw[f"Ip: {col}"] = value
                     v4[col] = base.value_of(f"Ip: {col}", value, reading)
+                elif col == "Forwarding":
+                    reading.raw["Ip: Forwarding"] = value
+                    reading.forwarding = {"1": True, "2": False}.get(value)
             continue
         header = None
     return v4, seen
@@ -246,7 +271,13 @@ def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional
             continue
         name = m["name"]
         family, counter = (v6, name[3:]) if name.startswith("Ip6") else (v4, name[2:])
-        if counter not in COUNTERS:
+        if counter == "OutForwDatagrams":
+            counter = "ForwDatagrams"
+        if counter == "Forwarding":
+            reading.raw[name] = m["value"]
+            reading.forwarding = {"1": True, "2": False}.get(m["value"].strip())
+            continue
+        if counter not in ALL:
             continue
         if m["rate"] is not None:
             nstat = True
@@ -290,9 +321,9 @@ def read(lines: List[str]) -> Reading:
         has_v4 = any(g.startswith("Ip") and not g.startswith("Ip6") for g in groups)
         has_v6 = any(g.startswith("Ip6") for g in groups)
         if broad and has_v4:
-            n4 = {name: (n4 or {}).get(name, 0) for name in COUNTERS}
+            n4 = {name: (n4 or {}).get(name, 0) for name in ALL}
         if broad and has_v6:
-            n6 = {name: (n6 or {}).get(name, 0) for name in COUNTERS}
+            n6 = {name: (n6 or {}).get(name, 0) for name in ALL}
     elif is_snmp6:
         formats.append("/proc/net/snmp6")
     if n4 is not None and v4 is None:

@@ -15,6 +15,16 @@ COUNTERS: Tuple[str, ...] = (
     "FragFails",     # outgoing datagrams that needed fragmenting but could not (DF set)
     "FragCreates",   # fragments created
 )
+# Traffic counters beside them: what the fragmentation numbers are measured against (a share
+# of packets sent), what tells a router from a host (forwarded against delivered), and what
+# shows that two dumps are one host over time (everything grows together).
+TRAFFIC: Tuple[str, ...] = (
+    "InReceives",    # datagrams received, all of them
+    "InDelivers",    # datagrams delivered to this host's own protocols
+    "OutRequests",   # datagrams this host's own protocols sent (forwarded ones not included)
+    "ForwDatagrams", # datagrams forwarded (IPv6: ipv6OutForwDatagrams / Ip6OutForwDatagrams)
+)
+ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
 Counters = Dict[str, Optional[int]]
 
@@ -30,7 +40,7 @@ class Meta:
     title: str                     # human name, e.g. "HP-UX 11"
     covers: Tuple[str, ...]        # OS names and releases
     formats: Tuple[str, ...]       # commands / formats it reads
-    ipv4: Tuple[str, ...]          # counters its formats can report for IPv4
+    ipv4: Tuple[str, ...]          # counters (ALL names) its formats can report for IPv4
     ipv6: Tuple[str, ...] = ()     # ... and for IPv6 (empty: no IPv6 section)
     reasm_unit: str = "both"       # what its reassembly counters count: both | fragments | datagrams
     fails_unit: str = "datagrams"  # what ReasmFails counts: failed datagrams, or dropped fragments (BSD)
@@ -45,6 +55,7 @@ class Reading:
     ipv6: Optional[Counters] = None
     raw: Dict[str, str] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
+    forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
 
 
 @dataclass
@@ -60,11 +71,13 @@ class Snapshot:
     raw: Dict[str, str]
     warnings: List[str]
     line: int = 0  # first line of the snapshot in its source (1-based)
+    forwarding: Optional[bool] = None
 
     def to_dict(self) -> dict:
         return {
             "source": self.source, "index": self.index, "os": self.os, "format": self.format,
             "taken_at": self.taken_at, "host": self.host, "line": self.line,
+            "forwarding": self.forwarding,
             "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "warnings": self.warnings,
         }
 

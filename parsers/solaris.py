@@ -23,7 +23,7 @@ import re
 from typing import Dict, List, Optional
 
 from . import base
-from .model import Meta, Reading
+from .model import COUNTERS, TRAFFIC, Meta, Reading
 
 META = Meta(
     name="solaris",
@@ -31,8 +31,8 @@ META = Meta(
     covers=("SunOS 5.x / Solaris 2.6 to 11.4", "illumos: OpenIndiana, OmniOS, SmartOS"),
     formats=("netstat -s", "netstat -s -P ip / -P ipv6", "netstat -s -a", "cron logs with date lines",
              "netstat -s | grep excerpt"),
-    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
-    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
+    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
     semantics=(
         "The IP-MIB variables themselves (RFC 1213 / RFC 2465): ipReasmReqds counts fragments "
@@ -45,13 +45,20 @@ META = Meta(
         "ipv6ReasmFails, ipv6OutFragOKs, ipv6OutFragFails, ipv6OutFragCreates. Counters are "
         "32-bit and wrap; ipReasmReqds (two or more fragments per datagram) wraps first, so "
         "ipReasmOKs above ipReasmReqds in one snapshot means a wrap: compare deltas. Old "
-        "releases printed counters signed, so past 2^31 they show negative."),
+        "releases printed counters signed, so past 2^31 they show negative. Traffic: ipInReceives, "
+        "ipInDelivers, ipOutRequests, ipForwDatagrams (IPv6: ipv6OutForwDatagrams); ipForwarding "
+        "1 means forwarding is on, 2 off."),
 )
 
 IPV4 = {"ipreasmreqds": "ReasmReqds", "ipreasmoks": "ReasmOKs", "ipreasmfails": "ReasmFails",
-        "ipfragoks": "FragOKs", "ipfragfails": "FragFails", "ipfragcreates": "FragCreates"}
+        "ipfragoks": "FragOKs", "ipfragfails": "FragFails", "ipfragcreates": "FragCreates",
+        "ipinreceives": "InReceives", "ipindelivers": "InDelivers", "ipoutrequests": "OutRequests",
+        "ipforwdatagrams": "ForwDatagrams"}
 IPV6 = {"ipv6reasmreqds": "ReasmReqds", "ipv6reasmoks": "ReasmOKs", "ipv6reasmfails": "ReasmFails",
-        "ipv6outfragoks": "FragOKs", "ipv6outfragfails": "FragFails", "ipv6outfragcreates": "FragCreates"}
+        "ipv6outfragoks": "FragOKs", "ipv6outfragfails": "FragFails", "ipv6outfragcreates": "FragCreates",
+        "ipv6inreceives": "InReceives", "ipv6indelivers": "InDelivers", "ipv6outrequests": "OutRequests",
+        "ipv6outforwdatagrams": "ForwDatagrams"}
+FORWARDING = {"ipforwarding", "ipv6forwarding"}
 # Kept in raw beside the counters: the timeout setting and the duplicate counts.
 RAW_ONLY = {"ipreasmtimeout", "ipreasmduplicates", "ipreasmpartdups",
             "ipv6reasmduplicates", "ipv6reasmpartdups"}
@@ -62,7 +69,8 @@ _PAIR = re.compile(r"(?<!\S)(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
 # `IPv4    ipForwarding = 2 ...` (header inline) or `IP` / `IPv6 for hme0` alone on a line.
 _SECTION = re.compile(r"^[ \t]*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:[ \t]*:?[ \t]*$|[ \t]+(?=[a-z][A-Za-z0-9]*[ \t]*=))",
                       re.M)
-_IP_PAIR = re.compile(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag)[A-Za-z]*)[ \t]*=[ \t]*(?P<value>\S+)")
+_IP_PAIR = re.compile(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|InDelivers|OutRequests|ForwDatagrams"
+                      r"|OutForwDatagrams|Forwarding)[A-Za-z]*)[ \t]*=[ \t]*(?P<value>\S+)")
 
 _DETECT_IP = re.compile(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
                         r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I)
@@ -101,6 +109,11 @@ def read(lines: List[str]) -> Reading:
             continue  # per-interface detail of `netstat -s -a`; the summed IPv6 section is read
         name, value = pair["name"], pair["value"]
         key = name.lower()
+        if key in FORWARDING:
+            reading.raw[name] = value
+            if key == "ipforwarding" or reading.forwarding is None:
+                reading.forwarding = {"1": True, "2": False}.get(value, reading.forwarding)
+            continue
         if key not in IPV4 and key not in IPV6 and key not in RAW_ONLY:
             continue
         reading.raw[name] = value
@@ -115,7 +128,8 @@ def read(lines: List[str]) -> Reading:
                 (v6 if key in IPV6 else v4)[counter] = number  # type: ignore[index]
     reading.ipv4, reading.ipv6 = v4, v6
     for fam, values, names in (("IPv4", v4, IPV4), ("IPv6", v6, IPV6)):
-        if values is not None and not values and not any(k.lower() in names for k in reading.raw):
+        if values is not None and not any(c in values for c in COUNTERS) \
+                and not any(names.get(k.lower()) in COUNTERS for k in reading.raw):
             reading.warnings.append(f"{fam} section holds none of the reassembly/fragmentation "
                                     "counters (truncated output?)")
     return reading

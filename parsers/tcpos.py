@@ -16,14 +16,14 @@ import re
 from typing import List
 
 from . import base, bsdstyle
-from .model import Meta, Reading
+from .model import ALL, Meta, Reading
 
 META = Meta(
     name="tcpos",
     title="Stratus VOS TCP_OS",
     covers=("Stratus VOS with TCP_OS (before STCP)",),
     formats=("netstat -s",),
-    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=ALL,
     reasm_unit="both",
     fails_unit="fragments",
     semantics=(
@@ -31,7 +31,7 @@ META = Meta(
         "'datagrams reassembled' (ReasmOKs) once per datagram (seed Figure 6b: 20 fragments, 10 "
         "datagrams). The seed shows only those two lines; the other BSD lines ('fragments "
         "dropped (dup or out of space)' as ReasmFails, 'fragments dropped after timeout' as "
-        "ReasmTimeout, the outgoing ones) are read when present and stay null otherwise. No IPv6."),
+        "ReasmTimeout, the outgoing ones) are read when present and stay null otherwise. No IPv6." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmOKs", r"datagrams? reassembled"))

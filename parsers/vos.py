@@ -22,14 +22,14 @@ import re
 from typing import List
 
 from . import base
-from .model import Meta, Reading
+from .model import TRAFFIC, Meta, Reading
 
 META = Meta(
     name="vos",
     title="Stratus VOS STCP",
     covers=("Stratus VOS 14.x with STCP", "OpenVOS 15.x to 17.x with STCP"),
     formats=("netstat -statistics -protocol ip", "netstat -statistics"),
-    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
     semantics=("Counts both: ipReasmReqds goes up once per fragment received, ipReasmOKs once "
                "per datagram reassembled (seed Fig. 6a: 92 fragments, 46 datagrams; four more "
@@ -37,12 +37,15 @@ META = Meta(
                "ipFragFails and ipFragCreates count the sending side where printed. "
                "ipReasmTimeout, where printed, is the reassembly timeout in seconds (RFC 1213), "
                "a setting, so it stays in raw and ReasmTimeout is null. No IPv6 layout of this "
-               "output is documented publicly: ipv6 is null."),
+               "output is documented publicly: ipv6 is null. Traffic: ipInReceives, ipInDelivers, "
+               "ipOutRequests, ipForwDatagrams; ipForwarding 1 means forwarding is on, 2 off."),
 )
 
 LABELS = {
     "ipreasmreqds": "ReasmReqds", "ipreasmoks": "ReasmOKs", "ipreasmfails": "ReasmFails",
     "ipfragoks": "FragOKs", "ipfragfails": "FragFails", "ipfragcreates": "FragCreates",
+    "ipinreceives": "InReceives", "ipindelivers": "InDelivers", "ipoutrequests": "OutRequests",
+    "ipforwdatagrams": "ForwDatagrams",
 }
 SETTINGS = {"ipreasmtimeout", "ipforwarding", "ipdefaultttl"}
 
@@ -76,6 +79,8 @@ def read(lines: List[str]) -> Reading:
         if key in SETTINGS:
             reading.raw[name] = m["value"]
             seen_ip = True
+            if key == "ipforwarding":
+                reading.forwarding = {"1": True, "2": False}.get(m["value"])
         elif key.startswith(("ipv6", "ip6")):
             reading.raw[name] = m["value"]
             ipv6.append(name)

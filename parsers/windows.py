@@ -26,7 +26,7 @@ import re
 from typing import Dict, List, Optional
 
 from . import base
-from .model import Meta, Reading
+from .model import TRAFFIC, Meta, Reading
 
 META = Meta(
     name="windows",
@@ -37,8 +37,8 @@ META = Meta(
     formats=("netstat -s", "netstat -e -s", "netstat -s -p ip / -p ipv6",
              "netstat -s | findstr excerpt", "PowerShell-saved UTF-16LE files",
              "date /t + time /t + netstat -s logs (Task Scheduler)"),
-    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
-    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates"),
+    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
+    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
     semantics=(
         "Counts both: 'Reassembly Required' goes up once per fragment received and "
@@ -52,7 +52,9 @@ META = Meta(
         "timeouts, so ReasmTimeout is null; a 'Reassembly Timeout' line, where some tool "
         "prints one, is the timeout setting and stays in raw only. Windows Vista before "
         "hotfix KB949130 over-counts 'Reassembly Failures' (it can equal 'Reassembly "
-        "Successful'). Older releases keep 32-bit counters that wrap."),
+        "Successful'). Older releases keep 32-bit counters that wrap. Traffic: 'Packets Received' "
+        "(InReceives), 'Received Packets Delivered' (InDelivers), 'Output Requests' (OutRequests), "
+        "'Datagrams Forwarded' (ForwDatagrams); netstat does not say whether forwarding is on."),
 )
 
 LABELS: Dict[str, str] = {
@@ -70,6 +72,15 @@ LABELS: Dict[str, str] = {
     "erfolgreiche datagrammfragmentierung": "FragOKs",
     "erfolglose datagrammfragmentierung": "FragFails",
     "erzeugte fragmente": "FragCreates",
+    # traffic
+    "packets received": "InReceives",
+    "received packets delivered": "InDelivers",
+    "output requests": "OutRequests",
+    "datagrams forwarded": "ForwDatagrams",
+    "empfangene pakete": "InReceives",
+    "empfangene übermittelte pakete": "InDelivers",
+    "ausgabeanforderungen": "OutRequests",
+    "weitergeleitete datagramme": "ForwDatagrams",
 }
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}

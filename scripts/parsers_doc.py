@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import parsers  # noqa: E402
-from parsers.model import COUNTERS  # noqa: E402
+from parsers.model import ALL  # noqa: E402
 
 UNIT = {"both": "fragments and datagrams", "fragments": "fragments only", "datagrams": "datagrams only"}
 
@@ -24,16 +24,18 @@ def render() -> str:
            "the reassembly timeout: a count), FragOKs (outgoing datagrams fragmented), FragFails (could not "
            "fragment: DF set), FragCreates (fragments made). In JSON a counter the format never reports is "
            "`null`; one the format leaves out because it is zero is `0`; one an excerpt (`| grep frag`) "
-           "did not include is `null`.", "",
+           "did not include is `null`. Beside them, the traffic counters the fragmentation numbers are "
+           "measured against: InReceives (datagrams received), InDelivers (delivered to this host), "
+           "OutRequests (sent by this host), ForwDatagrams (forwarded: a router); and `forwarding` "
+           "(true/false) where the dump says whether IP forwarding is on.", "",
            "OS detection reads the text alone (prompts, quoting, excerpts, CRLF, UTF-16 all fine); `--os NAME` "
            "forces a parser. Fixtures with their sources: `fixtures/netstat/<name>/SOURCES.md`.", "",
            "| --os | stack | IPv4 counters | IPv6 counters | reassembly counters count | ReasmFails counts |",
            "|---|---|---|---|---|---|"]
-    short = {c: c for c in COUNTERS}
     for name in parsers.names():
         m = parsers.get(name).META
-        v4 = ", ".join(short[c] for c in COUNTERS if c in m.ipv4) or "none"
-        v6 = ", ".join(short[c] for c in COUNTERS if c in m.ipv6) or "no IPv6 section"
+        v4 = ", ".join(c for c in ALL if c in m.ipv4) or "none"
+        v6 = ", ".join(c for c in ALL if c in m.ipv6) or "no IPv6 section"
         out.append(f"| `{name}` | {m.title} | {v4} | {v6} | {UNIT.get(m.reasm_unit, m.reasm_unit)} | "
                    f"{m.fails_unit} |")
     for name in parsers.names():

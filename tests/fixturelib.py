@@ -22,6 +22,11 @@ import parsers  # noqa: E402
 from parsers.text import open_text  # noqa: E402
 
 
+def frag(values: Optional[dict]) -> Optional[dict]:
+    """The seven fragmentation counters of a counters object (the traffic ones left out)."""
+    return None if values is None else {k: v for k, v in values.items() if k in parsers.COUNTERS}
+
+
 def pairs() -> Iterator[Tuple[Path, Path]]:
     for raw in sorted(NETSTAT.glob("*/*")):
         if raw.suffix == ".json" or raw.name.startswith(".") or raw.name == "SOURCES.md":

@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 import parsers
 from parsers import linux
-from parsers.model import COUNTERS
+from parsers.model import ALL, COUNTERS
+from fixturelib import frag
 
 ZEROS = dict.fromkeys(COUNTERS, 0)
 
@@ -30,17 +31,28 @@ def one(text, os_name="linux"):
 
 def test_full_section_gives_zero_for_lines_net_tools_left_out():
     snap = one(FULL_IP.format(block="    12 reassemblies required\n    6 packets reassembled ok\n"))
-    assert snap.ipv4 == dict(ZEROS, ReasmReqds=12, ReasmOKs=6)
+    assert frag(snap.ipv4) == dict(ZEROS, ReasmReqds=12, ReasmOKs=6)
     assert snap.format == "netstat -s" and snap.warnings == []
 
 
 def test_full_section_with_no_fragment_lines_is_all_zero():
-    assert one(FULL_IP.format(block="")).ipv4 == ZEROS
+    assert one(FULL_IP.format(block="")).ipv4 == dict(ZEROS, InReceives=1379, InDelivers=1379, OutRequests=908,
+                                                       ForwDatagrams=0)
+
+
+def test_traffic_lines_and_forwarding_flag():
+    snap = one(FULL_IP.replace("Forwarding: 2", "Forwarding: 1").replace("0 forwarded", "5000 forwarded")
+               .format(block=""))
+    assert snap.forwarding is True
+    assert {k: snap.ipv4[k] for k in ("InReceives", "InDelivers", "OutRequests", "ForwDatagrams")} == \
+        {"InReceives": 1379, "InDelivers": 1379, "OutRequests": 908, "ForwDatagrams": 5000}
+    assert one(FULL_IP.format(block="")).forwarding is False
+    assert one("    12 reassemblies required\n").forwarding is None
 
 
 def test_grep_excerpt_leaves_unshown_counters_unknown():
     snap = one("$ netstat -s | grep reass\n    12 reassemblies required\n    6 packets reassembled ok\n")
-    assert snap.ipv4 == dict.fromkeys(COUNTERS, None) | {"ReasmReqds": 12, "ReasmOKs": 6}
+    assert frag(snap.ipv4) == dict.fromkeys(COUNTERS, None) | {"ReasmReqds": 12, "ReasmOKs": 6}
     assert snap.format == "netstat -s excerpt"
 
 
@@ -53,7 +65,7 @@ def test_grep_that_kept_the_ip_header_is_still_an_excerpt():
 def test_section_cut_short_zero_fills_only_what_the_kernel_orders_before_the_last_line():
     text = FULL_IP.format(block="    3 reassemblies required\n    2 packets reassembled ok\n").split("Icmp:")[0]
     snap = one(text)
-    assert snap.ipv4 == {"ReasmTimeout": 0, "ReasmReqds": 3, "ReasmOKs": 2, "ReasmFails": None,
+    assert frag(snap.ipv4) == {"ReasmTimeout": 0, "ReasmReqds": 3, "ReasmOKs": 2, "ReasmFails": None,
                          "FragOKs": None, "FragFails": None, "FragCreates": None}
     assert any("cut short" in w and "FragCreates" in w for w in snap.warnings)
 
@@ -61,7 +73,7 @@ def test_section_cut_short_zero_fills_only_what_the_kernel_orders_before_the_las
 def test_line_printed_after_the_fragment_block_completes_the_section():
     text = FULL_IP.format(block="    5 fragments created\n    OutTransmits: 908\n").split("Icmp:")[0]
     snap = one(text)
-    assert snap.ipv4 == dict(ZEROS, FragCreates=5) and snap.warnings == []
+    assert frag(snap.ipv4) == dict(ZEROS, FragCreates=5) and snap.warnings == []
 
 
 @pytest.mark.parametrize("line,counter", [
@@ -78,8 +90,8 @@ def test_line_printed_after_the_fragment_block_completes_the_section():
 ])
 def test_every_wording_maps_to_its_counter(line, counter):
     snap = one(FULL_IP.format(block=f"    {line}\n"))
-    assert snap.ipv4 == dict(ZEROS, **{counter: 7})
-    assert snap.raw == {line[2:]: "7"}
+    assert frag(snap.ipv4) == dict(ZEROS, **{counter: 7})
+    assert snap.raw[line[2:]] == "7" and "Forwarding" in snap.raw
 
 
 def test_udp_udplite_sctp_lines_never_reach_ipv4():
@@ -87,7 +99,7 @@ def test_udp_udplite_sctp_lines_never_reach_ipv4():
         "Udp:\n    99 packets received\n    98 fragments created\nUdpLite:\n    97 packets reassembled ok\n"
         "Sctp:\n    96 Number of messages reassembled \n    95 fragments failed\n")
     snap = one(text)
-    assert snap.ipv4 == dict(ZEROS, ReasmReqds=4)
+    assert frag(snap.ipv4) == dict(ZEROS, ReasmReqds=4)
     assert snap.ipv6 is None
 
 
@@ -114,14 +126,17 @@ Icmp6:
 def test_ip6_section_goes_to_ipv6_only():
     snap = one(NETSTAT_6)
     assert snap.ipv4 is None
-    assert snap.ipv6 == dict(ZEROS, ReasmReqds=8, ReasmOKs=2)
-    assert snap.raw == {"Ip6: reassemblies required": "8", "Ip6: packets reassembled ok": "2"}
+    assert frag(snap.ipv6) == dict(ZEROS, ReasmReqds=8, ReasmOKs=2)
+    assert snap.raw == {"Ip6: reassemblies required": "8", "Ip6: packets reassembled ok": "2",
+                        "Ip6: total packets received": "10", "Ip6: forwarded": "0",
+                        "Ip6: incoming packets delivered": "10", "Ip6: requests sent out": "20"}
+    assert snap.ipv6["OutRequests"] == 20
 
 
 def test_ip_and_ip6_sections_stay_apart():
     snap = one(FULL_IP.format(block="    5 reassemblies required\n") + NETSTAT_6)
-    assert snap.ipv4 == dict(ZEROS, ReasmReqds=5)
-    assert snap.ipv6 == dict(ZEROS, ReasmReqds=8, ReasmOKs=2)
+    assert frag(snap.ipv4) == dict(ZEROS, ReasmReqds=5)
+    assert frag(snap.ipv6) == dict(ZEROS, ReasmReqds=8, ReasmOKs=2)
 
 
 SNMP = ("Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams InUnknownProtos "
@@ -134,7 +149,7 @@ SNMP = ("Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatag
 def test_proc_net_snmp_reasm_timeout_is_a_count():
     snap = one(SNMP.format(timeout=2, fails=2))
     assert snap.format == "/proc/net/snmp"
-    assert snap.ipv4 == dict(ZEROS, ReasmTimeout=2, ReasmReqds=30, ReasmOKs=10, ReasmFails=2)
+    assert frag(snap.ipv4) == dict(ZEROS, ReasmTimeout=2, ReasmReqds=30, ReasmOKs=10, ReasmFails=2)
 
 
 def test_proc_net_snmp6_goes_to_ipv6():
@@ -142,13 +157,13 @@ def test_proc_net_snmp6_goes_to_ipv6():
                "Ip6ReasmOKs \t3\nIp6ReasmFails\t0\nIp6FragOKs\t1\nIp6FragFails\t0\nIp6FragCreates\t4\n")
     assert snap.format == "/proc/net/snmp6"
     assert snap.ipv4 is None
-    assert snap.ipv6 == dict(ZEROS, ReasmReqds=6, ReasmOKs=3, FragOKs=1, FragCreates=4)
+    assert frag(snap.ipv6) == dict(ZEROS, ReasmReqds=6, ReasmOKs=3, FragOKs=1, FragCreates=4)
 
 
 def test_snmp_column_mismatch_warns_and_reports_nothing():
     text = SNMP.format(timeout=0, fails=0).replace(" 30 10 ", " 30 ", 1)
     snap = one(text)
-    assert snap.ipv4 == dict.fromkeys(COUNTERS, None)
+    assert frag(snap.ipv4) == dict.fromkeys(COUNTERS, None)
     assert any("19 names but 18 values" in w for w in snap.warnings)
 
 
@@ -168,15 +183,15 @@ def test_nstat_full_output_zero_fills_and_warns_about_deltas():
     snap = one("#kernel\nIpInReceives   40   0.0\nIpReasmReqds   12   0.0\nIp6InReceives  3  0.0\n"
                "TcpInSegs   5   0.0\n")
     assert snap.format == "nstat"
-    assert snap.ipv4 == dict(ZEROS, ReasmReqds=12)
-    assert snap.ipv6 == ZEROS
+    assert frag(snap.ipv4) == dict(ZEROS, ReasmReqds=12)
+    assert frag(snap.ipv6) == ZEROS
     assert any("increases since nstat's previous run" in w for w in snap.warnings)
 
 
 def test_nstat_narrowed_to_a_pattern_leaves_the_rest_unknown():
     snap = one("# nstat -az IpReasm*\n#kernel\nIpReasmTimeout 0 0.0\nIpReasmReqds 4 0.0\n"
                "IpReasmOKs 2 0.0\nIpReasmFails 0 0.0\n")
-    assert snap.ipv4 == {"ReasmTimeout": 0, "ReasmReqds": 4, "ReasmOKs": 2, "ReasmFails": 0,
+    assert frag(snap.ipv4) == {"ReasmTimeout": 0, "ReasmReqds": 4, "ReasmOKs": 2, "ReasmFails": 0,
                          "FragOKs": None, "FragFails": None, "FragCreates": None}
 
 
@@ -241,7 +256,7 @@ def test_any_text_gives_counters_or_parse_error(pieces):
     for snap in snaps:
         for family in (snap.ipv4, snap.ipv6):
             if family is not None:
-                assert set(family) == set(COUNTERS)
+                assert set(family) == set(ALL)
                 assert all(v is None or (isinstance(v, int) and v >= 0) for v in family.values())
 
 
@@ -263,4 +278,4 @@ def test_bsd_text_forced_as_linux_does_not_leak_ip6_into_ipv4():
 def test_forwarding_line_is_not_a_counter_and_not_the_end_of_the_block(line):
     text = FULL_IP.replace("    Forwarding: 2", line).format(block="    4 reassemblies required\n")
     assert one(text.split("Icmp:")[0]).ipv4["ReasmOKs"] is None     # still cut short: OKs unknown
-    assert one(text).ipv4 == dict(ZEROS, ReasmReqds=4)
+    assert frag(one(text).ipv4) == dict(ZEROS, ReasmReqds=4)

@@ -4,6 +4,7 @@ import pytest
 import parsers
 from parsers import solaris, vos
 from parsers.model import ParseError
+from fixturelib import frag
 
 
 def pairs(section, items):
@@ -41,15 +42,15 @@ def test_glued_wide_numbers_and_ipv6_kept_apart():
     assert len(snaps) == 1, "udp* names repeated in the IPv6 section must not start a new snapshot"
     s = snaps[0]
     assert s.os == "solaris"
-    assert s.ipv4 == {"ReasmReqds": 2293219011, "ReasmOKs": 1146609505, "ReasmFails": 115947, "ReasmTimeout": None,
+    assert frag(s.ipv4) == {"ReasmReqds": 2293219011, "ReasmOKs": 1146609505, "ReasmFails": 115947, "ReasmTimeout": None,
                       "FragOKs": 1015010638, "FragFails": 3, "FragCreates": 1853742743}
-    assert s.ipv6 == {"ReasmReqds": 40, "ReasmOKs": 20, "ReasmFails": 2, "ReasmTimeout": None,
+    assert frag(s.ipv6) == {"ReasmReqds": 40, "ReasmOKs": 20, "ReasmFails": 2, "ReasmTimeout": None,
                       "FragOKs": 11, "FragFails": 1, "FragCreates": 22}
 
 
 def test_name_glued_to_equals_sign():
     reading = solaris.read(["\tipv6OutFragCreates=    22\tipv6ReasmReqds      =    40"])
-    assert reading.ipv6 == {"FragCreates": 22, "ReasmReqds": 40}
+    assert frag(reading.ipv6) == {"FragCreates": 22, "ReasmReqds": 40}
 
 
 def test_reasm_timeout_is_a_setting_never_a_count():

@@ -4,6 +4,7 @@ import pytest
 import parsers
 from parsers import solaris, vos
 from parsers.model import ParseError
+from fixturelib import frag
 
 # A whole `ip:` section in STCP's count-first shape with every RFC 1213 ip variable; the
 # numbers are made up (no complete public STCP dump was found), the shape is Figure 6a's.
@@ -35,7 +36,7 @@ ready 15:19:23
 def test_full_ip_section_settings_stay_out_of_the_counters():
     s = parsers.parse(FULL)[0]
     assert s.os == "vos"
-    assert s.ipv4 == {"ReasmReqds": 96, "ReasmOKs": 48, "ReasmFails": 1, "ReasmTimeout": None,
+    assert frag(s.ipv4) == {"ReasmReqds": 96, "ReasmOKs": 48, "ReasmFails": 1, "ReasmTimeout": None,
                       "FragOKs": 10, "FragFails": 2, "FragCreates": 20}
     assert s.raw["ipReasmTimeout"] == "60" and s.raw["ipDefaultTTL"] == "64"
     assert s.ipv6 is None
@@ -50,7 +51,9 @@ def test_two_runs_in_a_row_as_in_figure_6a():
 def test_ready_lines_and_paths_are_not_counters_or_quotes():
     s = parsers.parse(FULL)[0]
     assert set(s.raw) == {"ipForwarding", "ipDefaultTTL", "ipReasmTimeout", "ipReasmReqds", "ipReasmOKs",
-                          "ipReasmFails", "ipFragOKs", "ipFragFails", "ipFragCreates"}
+                          "ipReasmFails", "ipFragOKs", "ipFragFails", "ipFragCreates", "ipInReceives",
+                          "ipInDelivers", "ipOutRequests"}
+    assert s.forwarding is False and s.ipv4["InReceives"] is not None
     assert s.warnings == []
 
 
