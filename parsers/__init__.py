@@ -80,7 +80,8 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         else:
             warn(f"line {line}: {why}; skipped (use --os to force one)")
 
-    for chunk in split(lines):
+    notes: List[str] = []
+    for chunk in split(lines, notes):
         note = None
         if forced is not None:
             module = forced
@@ -121,6 +122,8 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         last = module.META.name
         yield snapshot(module.META, reading, chunk, source, index)
         index += 1
+    for note in notes:
+        warn(note)
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,

@@ -21,6 +21,56 @@ def value_of(label: str, value: str, reading: Reading) -> Optional[int]:
         return None
 
 
+class Repeats:
+    """What a counter line printed again means, in one place for every parser.
+
+    In a section under its own header, a line printed twice was duplicated by the paste:
+    the value stands when both agree, else the counter is unknown (None), with a warning
+    either way. Before any header (a `| grep` / `| findstr` excerpt), a line's first block
+    is IPv4 and a second block of the same lines is IPv6 (Windows, the BSDs, HP-UX, AIX and
+    Linux print IPv6 with the same words) -- unless the line repeats right after itself,
+    which is a duplicated line again. `key` identifies a line (its label, or the parser's
+    table entry so singular and plural forms are one line); `name` is what warnings show.
+    """
+
+    def __init__(self, reading: Reading):
+        self.reading = reading
+        self.seen: Dict[Tuple[str, object], Optional[int]] = {}   # (family, key) -> value
+        self.blocks: Dict[object, int] = {}                       # header-less: times seen
+        self.last: object = None
+        self.conflicts: set = set()                               # (family, key), values disagree
+
+    def excerpt_family(self, key: object, name: str) -> str:
+        """The family of a counter line before any section header: which block it is in."""
+        n, previous, self.last = self.blocks.get(key, 0), self.last, key
+        self.blocks[key] = n + 1
+        if n == 0 or (n == 1 and previous == key):
+            return "ipv4"
+        if n == 1 and not any(v > 1 for k, v in self.blocks.items() if k != key):
+            self.reading.warnings.append(
+                f"{name!r} printed again with no section header between: the second block is read as "
+                "IPv6 (this OS prints IPv6 with the same words)")
+        return "ipv6"
+
+    def keep(self, family: str, key: object, name: str, value: Optional[int], shown: str) -> bool:
+        """True for the first time a line is read in its family; a repeat is warned about
+        and False (a disagreeing one also makes the counter unknown: see conflicted)."""
+        if (family, key) not in self.seen:
+            self.seen[(family, key)] = value
+            return True
+        first = self.seen[(family, key)]
+        if first == value:
+            self.reading.warnings.append(f"{name!r} printed twice ({shown} both times); read once")
+        else:
+            self.reading.warnings.append(
+                f"{name!r} printed twice with different values ({first} and {shown}): counter unknown")
+            self.conflicts.add((family, key))
+        return False
+
+    def conflicted(self, family: str, key: object) -> bool:
+        return (family, key) in self.conflicts
+
+
 def collect(lines: Iterable[str], labels: Dict[str, str], reading: Reading,
             pattern: "re.Pattern[str]" = COUNT_FIRST) -> Dict[str, Optional[int]]:
     """Counters from lines whose label (lower-cased, spaces folded) is in `labels`.

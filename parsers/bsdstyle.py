@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
-from .base import COUNT_FIRST, value_of
+from .base import COUNT_FIRST, Repeats, value_of
 from .model import ALL, Reading
 
 # A protocol section header: one word and a colon, alone on its line. Sub-headers inside a
@@ -116,11 +116,13 @@ def score(text: str, marker: Optional["re.Pattern[str]"], marked: float, offset:
     return generic + offset
 
 
-def _match(label: str, table: Labels) -> Optional[str]:
+def _match(label: str, table: Labels) -> Optional[Tuple[str, int]]:
+    """(counter, index of the table entry) for a label: singular and plural forms of one
+    line share the entry, so they are one line printed twice, never two lines summed."""
     key = label.lower()
-    for name, rx in table:
+    for i, (name, rx) in enumerate(table):
         if rx.fullmatch(key):
-            return name
+            return name, i
     return None
 
 
@@ -129,63 +131,68 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     """One snapshot's ip:/ip6: counters from its cleaned lines.
 
     Several lines mapped to one counter add up (ReasmFails); the same line printed twice
-    within one section is kept once, with a warning. `zero_fill` / `zero_fill6` name the
-    counters that a complete section (its `ip:` / `ip6:` header present) omits only when
-    zero (`netstat -ss` on FreeBSD, macOS and AIX prints non-zero lines only).
+    within one section is read once, with a warning (base.Repeats); before any header
+    (a grep excerpt) a second block of the same lines is IPv6. `zero_fill` / `zero_fill6`
+    name the counters that a complete section (its `ip:` / `ip6:` header present) omits
+    only when zero (`netstat -ss` on FreeBSD, macOS and AIX prints non-zero lines only).
     """
     reading = Reading(format=fmt, ipv4=None)
     found: Dict[str, Dict[str, int]] = {"ipv4": {}, "ipv6": {}}
-    seen_labels: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
     headed = {"ipv4": False, "ipv6": False}
     counted = {"ipv4": False, "ipv6": False}  # a section had at least one line we read
     unreadable: Dict[str, set] = {"ipv4": set(), "ipv6": set()}  # printed, value refused
-    family: Optional[str] = "ipv4"  # before any header: a grep excerpt of ip: lines
+    repeats = Repeats(reading)
+    any_header = False
+    family: Optional[str] = None
     section_name = ""
     for line in lines:
         m = SECTION.match(line)
         if m:
             name = m["name"].lower()
             section_name = m["name"]
+            any_header = True
             family = "ipv4" if name in IPV4_SECTIONS else "ipv6" if name in IPV6_SECTIONS else None
             if family is not None:
                 headed[family] = True
             continue
-        if family is None:
+        if any_header and family is None:
             continue
-        counter = None
+        entry = None
         c = COUNT_FIRST.match(line)
         if c:
             label = " ".join(c["label"].split())
-            counter = _match(label, table)
-        if counter is None:
+            entry = _match(label, table)
+        if entry is None:
             # "-3 fragments received", "1 234 fragments received", "n/a fragments received":
             # a counter we know with a value we cannot read is warned about, never skipped.
             c = _LOOSE.match(line)
             if not c:
                 continue
             label = " ".join(c["label"].split())
-            counter = _match(label, table)
-            if counter is None:
+            entry = _match(label, table)
+            if entry is None:
                 continue
-        raw_key = label if family == "ipv4" else f"{section_name}: {label}"
-        if label.lower() in seen_labels[family]:
-            reading.warnings.append(f"{raw_key!r} printed twice in one section; the second ({c['value']}) left out")
-            continue
-        seen_labels[family].add(label.lower())
-        reading.raw[raw_key] = c["value"]
-        counted[family] = True
+        counter, index = entry
+        fam = family if any_header else repeats.excerpt_family(index, label)
+        raw_key = label if fam == "ipv4" else f"{section_name or 'ip6'}: {label}"
         value = value_of(raw_key, c["value"], reading)
-        if value is None:
-            unreadable[family].add(counter)
+        if not repeats.keep(fam, index, raw_key, value, c["value"]):
+            if repeats.conflicted(fam, index):
+                unreadable[fam].add(counter)
             continue
-        found[family][counter] = found[family].get(counter, 0) + value
-    for family, fill in (("ipv4", zero_fill), ("ipv6", zero_fill6)):
-        for counter in unreadable[family]:  # a sum missing one of its lines is no sum
-            found[family].pop(counter, None)
-        if headed[family] and counted[family]:
+        reading.raw[raw_key] = c["value"]
+        counted[fam] = True
+        if value is None:
+            unreadable[fam].add(counter)
+            continue
+        found[fam][counter] = found[fam].get(counter, 0) + value
+    for fam, fill in (("ipv4", zero_fill), ("ipv6", zero_fill6)):
+        for counter in unreadable[fam]:  # a sum missing one of its lines is no sum
+            found[fam].pop(counter, None)
+        if headed[fam] and counted[fam]:
             for counter in fill:
-                if counter not in unreadable[family]:
-                    found[family].setdefault(counter, 0)
+                if counter not in unreadable[fam]:
+                    found[fam].setdefault(counter, 0)
     reading.ipv4 = found["ipv4"] if counted["ipv4"] else None
     reading.ipv6 = found["ipv6"] if counted["ipv6"] else None
     return reading

@@ -101,6 +101,8 @@ BEFORE_BLOCK = ALWAYS | {
     "with packets too big", "incoming packets with no route", "with truncated packets",
 }
 
+_KNOWN_LABELS = set(LABELS) | set(TRAFFIC_LABELS) | BEFORE_BLOCK
+
 _IP_HEADER = re.compile(r"^[ \t]*Ip6?:[ \t]*$", re.M)
 _SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
 # Section titles net-tools prints (one per MIB group); anything else ending in ':' is prose.
@@ -141,8 +143,11 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
     sections: List[_Section] = []
     current: Optional[_Section] = None
     loose = _Section("")          # lines before any section header: a `| grep` excerpt
+    loose6 = _Section("Ip6")      # ... and its second block of the same lines (netstat -s -6)
     headed = False
-    for line in lines:
+    repeats = base.Repeats(reading)
+    last = len(lines) - 1
+    for at, line in enumerate(lines):
         m = _SECTION.match(line) if line.endswith(":") else None
         if m and (m["name"] in _LINUX_SECTIONS or m["name"] in _OTHER_SECTIONS or m["name"].endswith("Ext")):
             headed = True
@@ -169,25 +174,36 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
                 target.after_block = True     # `OutTransmits: 908`, `Ip6InOctets: 128`
             continue
         label = " ".join(cm["label"].split()).lower()
-        name = LABELS.get(label)
+        name = LABELS.get(label) or TRAFFIC_LABELS.get(label)
         if name is None:
             if label in BEFORE_BLOCK:
                 target.labels.add(label)
                 target.last_known = target.positions
-                traffic = TRAFFIC_LABELS.get(label)
-                if traffic is not None:
-                    key = ("Ip6: " if target.name == "Ip6" else "") + " ".join(cm["label"].split())
-                    reading.raw[key] = cm["value"]
-                    target.traffic[traffic] = base.value_of(key, cm["value"], reading)
+            elif at == last and any(k.startswith(label) and k != label for k in _KNOWN_LABELS):
+                reading.warnings.append(f"{target.name or 'Ip'}: last line {line.strip()!r} is cut mid-line: "
+                                        "counters after it left unknown")
             elif target.last_known >= 0:
                 target.after_block = True     # "outgoing multicast packets" and the like
             continue
+        if target is loose and repeats.excerpt_family(label, label) == "ipv6":
+            target = loose6
+        family = "ipv6" if target.name == "Ip6" else "ipv4"
         key = ("Ip6: " if target.name == "Ip6" else "") + " ".join(cm["label"].split())
+        value = base.value_of(key, cm["value"], reading)
+        store = target.traffic if name in TRAFFIC_LABELS.values() else target.values
+        if not repeats.keep(family, label, key, value, cm["value"]):
+            if repeats.conflicted(family, label):
+                store[name] = None
+            continue
         reading.raw[key] = cm["value"]
-        target.values[name] = base.value_of(key, cm["value"], reading)
-        target.last_block = ORDER.index(name)
+        store[name] = value
         target.last_known = target.positions
-        target.after_block = False
+        if store is target.values:
+            target.labels.add(label)
+            target.last_block = ORDER.index(name)
+            target.after_block = False
+        else:
+            target.labels.add(label)
 
     v4: Optional[dict] = None
     v6: Optional[dict] = None
@@ -204,6 +220,8 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
     if (loose.values or loose.traffic) and v4 is None:
         v4 = {**loose.values, **loose.traffic}
         kinds.append("netstat -s excerpt")
+    if (loose6.values or loose6.traffic) and v6 is None:
+        v6 = {**loose6.values, **loose6.traffic}
     kind = "netstat -s" if "netstat -s" in kinds else (kinds[0] if kinds else None)
     return v4, v6, kind
 

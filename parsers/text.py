@@ -204,23 +204,46 @@ class Chunk:
 # ------------------------------------------------------------ the splitter
 #
 # A dump can be a gigabyte of cron output, so the splitter never loops over every line in
-# Python: it reads blocks of text and lets compiled regexes find the few lines that
-# matter (date and command lines, section headers, IP counter lines); everything else
-# is sliced in bulk.
+# Python: literal-led regexes find the few lines that matter (dates, command lines, IP
+# section headers, IP counter lines) and everything else is sliced in bulk. Its state lives
+# across read blocks, so where a block ends never changes the result, and every scan
+# resumes where the last one stopped, so time is linear in the input, long lines included.
+#
+# Where a snapshot starts (and nowhere else):
+# - a date line or a netstat command line after counters;
+# - an IP section header (`ip:`, `Ip:`, `IPv4 Statistics`, `IPv4 ipForwarding =`, `#kernel`,
+#   `Ip: Forwarding DefaultTTL`...) of a kind the snapshot already holds with counters:
+#   two dumps pasted back to back, of one OS or of two (macOS then Linux);
+# - never at a repeated counter line: without a header of its own it is the IPv6 block of
+#   an excerpt (Windows, the BSDs and HP-UX print IPv6 with the same words) or a line
+#   printed twice, which the OS parser reads or warns about.
+# Two grep excerpts run one after the other at one prompt with no date between and no
+# label in common (`| grep frag`, then `| grep reass`) are one moment: they are merged.
 
 BLOCK = 1 << 20          # text read at a time
 MAX_CHUNK = 8 << 20      # a "snapshot" this big with no boundary is cut anyway (flat memory)
+MAX_LINE = 4096          # no netstat line is this long: longer lines are skipped, never held
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
 _CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
-# Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it.
-_CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d")
-# Lines that open an IP section or carry the counters we read (lower-cased). Kept narrow:
-# a generic word such as "datagrams" repeats inside one dump (macOS nests udp lines).
+# Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
+# prints ten digits alone.
+_CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d|^[ \t]*1\d{9}[ \t]*$", re.M)
+# Lines that carry the counters we read (lower-cased). Kept narrow: a generic word such as
+# "datagrams" repeats inside one dump (macOS nests udp lines).
 _CAND_RELEVANT = re.compile(
     r"reass|reasm|fragm|fragok|fragfail|fragcreate|total packets received|packets received\s*="
     r"|inreceives|forwarding|ip6?: +\d")
+# IP section headers of every OS, confirmed by _HEADER below.
+_CAND_HEADER = re.compile(r"ip(?:v?6)?:[ \t]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
+_HEADER = re.compile(
+    r"^[ \t>]*(?:(?P<bsd>ip|ip6|ipv6):"                                  # BSD, HP-UX, AIX, VOS, Linux netstat
+    r"|(?P<snmp>ip): forwarding defaulttl"                               # /proc/net/snmp
+    r"|(?P<win>ip|ipv4|ipv6|interface) statistics|(?P<wde>ipv4|ipv6)-statistik|(?P<wdeif>schnittstellen)statistik"
+    r"|(?P<kernel>#kernel)"                                              # nstat
+    r"|(?P<sol>ip|ipv4|ipv6)[ \t]+ip(?:v6)?forwarding[ \t]*="           # Solaris, header inline
+    r")[ \t]*(?:$|(?<==)|(?<=defaultttl)|(?<=statistics)|(?<=statistik))")
 _COUNTERISH = re.compile(r"(?<![A-Za-z\d])\d")
 _VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
 _QUOTED = re.compile(r"^[ \t]*>", re.M)
@@ -231,9 +254,254 @@ def line_shape(line: str) -> str:
     return " ".join(_VALUE.sub("#", line).split())
 
 
+def header_kind(line: str) -> Optional[str]:
+    """'ip4', 'ip6' or 'if' when a line opens an IP (or Windows interface) section, else None."""
+    m = _HEADER.match(line.lower())
+    if m is None:
+        return None
+    word = next(v for v in m.groupdict().values() if v)
+    if word in ("interface", "schnittstellen"):
+        return "if"
+    if word == "#kernel":
+        return "ip4"
+    return "ip6" if "6" in word else "ip4"
+
+
+def _lines(text: str) -> List[str]:
+    """The non-blank lines of a snapshot's text, cleaned (lines too long for netstat included:
+    the caller drops and reports them)."""
+    if "\r" in text:
+        text = text.replace("\r", "")
+    if "\t" in text:
+        text = text.expandtabs(8)
+    if _QUOTED.search(text):
+        return [c for c in (clean(line) for line in text.split("\n")) if c.strip()]
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+
+class _State:
+    """The snapshot being built: where its text starts and what it has seen so far."""
+
+    def __init__(self, start: int, line: int):
+        self.start = start          # offset in the splitter's text where its lines begin
+        self.body = start           # offset after the last date/command line it absorbed
+        self.line = line
+        self.counters = False       # a line with a number seen in [body, checked)
+        self.checked = start
+        self.headers: set = set()   # IP section kinds seen (ip4, ip6, if)
+        self.keys: set = set()      # (section, shape) of its IP counter lines
+        self.section = ""
+        self.stamp: Optional[Stamp] = None
+        self.host: Optional[str] = None
+        self.by_command = False     # started at a command line (may be a second grep of one moment)
+
+    def shift(self, by: int) -> None:
+        self.start -= by
+        self.body -= by
+        self.checked -= by
+
+
+class Splitter:
+    """Cuts a stream of text into Chunks; feed() blocks of any size, then finish()."""
+
+    def __init__(self) -> None:
+        self.text = ""              # the open snapshot's text and whatever follows, unscanned
+        self.pos = 0                # everything before this offset is scanned
+        self.line_no = 1            # line number at offset 0 of self.text
+        self.counted = (0, 1)       # (offset, line number) for incremental counting
+        self.state = _State(0, 1)
+        self.skipping = False       # inside a line longer than MAX_LINE
+        self.long_lines: List[int] = []   # line numbers of skipped long lines
+        self.pending: Optional[Tuple[Chunk, _State]] = None
+
+    # ---------------------------------------------------------------- feeding
+
+    def feed(self, block: str) -> Iterator[Chunk]:
+        if self.skipping:
+            nl = block.find("\n")
+            if nl == -1:
+                return
+            block = block[nl:]      # the long line's end: it stays as an empty line
+            self.skipping = False
+        self.text += block
+        last_nl = self.text.rfind("\n")
+        if len(self.text) - last_nl - 1 > MAX_LINE:
+            # the unfinished last line is too long for any netstat output: drop it, and the
+            # rest of it as it arrives
+            self.long_lines.append(self._line_of(last_nl + 1))
+            self.text = self.text[:last_nl + 1]
+            self.skipping = True
+        yield from self._scan(last_nl + 1, final=False)
+
+    def finish(self) -> Iterator[Chunk]:
+        yield from self._scan(len(self.text), final=True)
+        if self._has_counters(len(self.text)):
+            yield from self._close(len(self.text), None)
+        if self.pending is not None:
+            yield self.pending[0]
+            self.pending = None
+
+    # ---------------------------------------------------------------- helpers
+
+    def _line_of(self, pos: int) -> int:
+        at, n = self.counted
+        if pos < at:
+            at, n = 0, self.line_no
+        n += self.text.count("\n", at, pos)
+        self.counted = (pos, n)
+        return n
+
+    def _has_counters(self, end: int) -> bool:
+        st = self.state
+        if not st.counters and end > st.checked:
+            st.counters = _COUNTERISH.search(self.text, max(st.checked, st.body), end) is not None
+            st.checked = end
+        return st.counters
+
+    def _close(self, end: int, new_start: Optional[int]) -> Iterator[Chunk]:
+        """Close the open snapshot at `end`; the next one starts at `new_start`."""
+        st = self.state
+        lines = _lines(self.text[st.body:end])
+        if any(len(line) > MAX_LINE for line in lines):
+            self.long_lines.append(st.line)
+            lines = [line for line in lines if len(line) <= MAX_LINE]
+        chunk = Chunk(lines, st.stamp, st.host, st.line)
+        if any(_COUNTERISH.search(line) for line in chunk.lines):
+            yield from self._emit(chunk, st)
+        if new_start is not None:
+            self.state = _State(new_start, self._line_of(new_start))
+
+    def _emit(self, chunk: Chunk, st: _State) -> Iterator[Chunk]:
+        """Hold each chunk back one step: the next may be a second grep of the same moment
+        (both run at a prompt, no date of its own, no section kind and no label in common)."""
+        prev = self.pending
+        if prev is not None:
+            pchunk, pst = prev
+            if (st.by_command and pst.by_command and chunk.stamp is None and st.keys and pst.keys
+                    and not (st.keys & pst.keys) and not (st.headers & pst.headers)
+                    and (chunk.host is None or chunk.host == pchunk.host)):
+                pchunk.lines.extend(chunk.lines)
+                pst.keys |= st.keys
+                pst.headers |= st.headers
+                return
+            yield pchunk
+        self.pending = (chunk, st)
+
+    def _rebase(self) -> None:
+        """Drop the text before the open snapshot (flat memory)."""
+        cut = self.state.start
+        if cut:
+            self.line_no = self._line_of(cut)
+            self.counted = (0, self.line_no)
+            self.text = self.text[cut:]
+            self.pos -= cut
+            self.state.shift(cut)
+
+    # ---------------------------------------------------------------- scanning
+
+    def _scan(self, limit: int, final: bool) -> Iterator[Chunk]:
+        text = self.text
+        base = self.pos
+        low = text[base:limit].lower()     # only what is new: scanned text is never scanned again
+        finders = ((_CAND_COMMAND, "cmd"), (_CAND_DATE, "date"), (_CAND_HEADER, "hdr"), (_CAND_RELEVANT, "rel"))
+        nxt = {}
+        pos = base
+        for rx, kind in finders:
+            m = rx.search(low, 0)
+            nxt[kind] = m.start() + base if m else None
+        while True:
+            live = [(at, kind) for kind, at in nxt.items() if at is not None]
+            if not live:
+                break
+            at = min(a for a, _ in live)
+            start = text.rfind("\n", pos, at) + 1 if at > pos else pos
+            if start < pos:
+                start = pos
+            end = text.find("\n", at, limit)
+            end = limit if end == -1 else end
+            kinds = {kind for a, kind in live if a < end + 1}
+            if not final and "date" in kinds and end + 1 >= limit and _date_only(text[start:end]):
+                limit = start       # `date /t` may be followed by `time /t`: wait for that line
+                break
+            yield from self._line(start, end, kinds)
+            pos = min(end + 1, limit)
+            for rx, kind in finders:
+                if nxt[kind] is not None and nxt[kind] < pos:
+                    m = rx.search(low, pos - base)
+                    nxt[kind] = m.start() + base if m else None
+        self.pos = limit
+        if not final:
+            st = self.state
+            if limit - st.start > MAX_CHUNK:
+                yield from self._close(limit, limit)
+            self._rebase()
+
+    def _line(self, start: int, end: int, kinds: set) -> Iterator[Chunk]:
+        text = self.text
+        raw = text[start:end]
+        st = self.state
+        if "date" in kinds or "cmd" in kinds:
+            cleaned = clean(raw)
+            stamp = parse_date_line(cleaned) if "date" in kinds and len(cleaned) < 80 else None
+            command = stamp is None and "cmd" in kinds and _COMMAND.search(cleaned) is not None \
+                and not cleaned.lstrip()[:1].isdigit()
+            if stamp is not None or command:
+                if self._has_counters(start):
+                    yield from self._close(start, start)
+                    st = self.state
+                st.body = end + 1 if end < len(text) else end
+                st.checked = max(st.checked, st.body)
+                if stamp is not None:
+                    st.stamp = stamp
+                    if not stamp.has_time and end < len(text):
+                        nxt = text.find("\n", end + 1)
+                        nxt = len(text) if nxt == -1 else nxt
+                        t = parse_time_only(clean(text[end + 1:nxt]))
+                        if t is not None:  # Windows `date /t` then `time /t`
+                            st.stamp = Stamp(stamp.when.replace(hour=t[0], minute=t[1], second=t[2]), True)
+                            st.body = nxt + 1 if nxt < len(text) else nxt
+                            st.checked = max(st.checked, st.body)
+                else:
+                    st.host = command_host(cleaned) or st.host
+                    st.by_command = True
+                return
+        if "hdr" in kinds:
+            kind = header_kind(raw)
+            if kind is not None:
+                if kind in st.headers and self._has_counters(start):
+                    at = self._header_run_start(start, st.body)
+                    yield from self._close(at, at)
+                    st = self.state
+                st.headers.add(kind)
+                if kind != "if":
+                    st.section = kind
+        if "rel" in kinds and _COUNTERISH.search(raw) is not None:
+            st.keys.add((st.section, line_shape(raw.strip(" \t>"))))
+
+    def _header_run_start(self, pos: int, floor: int) -> int:
+        """Start of the run of header and blank lines just before offset `pos` (a line start)."""
+        text = self.text
+        start = pos
+        for _ in range(32):
+            if start <= floor:
+                return floor
+            prev = text.rfind("\n", floor, start - 1) + 1
+            line = text[prev:start - 1]
+            if line.strip() and _COUNTERISH.search(line) is not None:
+                return start
+            start = prev
+        return start
+
+
+def _date_only(line: str) -> bool:
+    stamp = parse_date_line(clean(line)) if len(line) < 80 else None
+    return stamp is not None and not stamp.has_time
+
+
 def _blocks(source) -> Iterator[str]:
     if isinstance(source, str):
-        yield source
+        for at in range(0, len(source), BLOCK):
+            yield source[at:at + BLOCK]
         return
     read = getattr(source, "read", None)
     if read is not None:
@@ -241,8 +509,6 @@ def _blocks(source) -> Iterator[str]:
             block = read(BLOCK)
             if not block:
                 return
-            if not block.endswith("\n"):
-                block += source.readline()
             yield block
         return
     buf: List[str] = []
@@ -257,165 +523,18 @@ def _blocks(source) -> Iterator[str]:
         yield "".join(buf)
 
 
-def _lines(text: str) -> List[str]:
-    if "\r" in text:
-        text = text.replace("\r", "")
-    if "\t" in text:
-        text = text.expandtabs(8)
-    if _QUOTED.search(text):
-        return [c for c in (clean(line) for line in text.split("\n")) if c.strip()]
-    return [line.rstrip() for line in text.split("\n") if line.strip()]
-
-
-class _State:
-    """Where the snapshot being built starts, and what it has seen so far."""
-
-    def __init__(self, start: int, line: int):
-        self.start = start          # offset in the current text where its lines begin
-        self.body = start           # offset after the last date/command line it absorbed
-        self.line = line
-        self.seen: set = set()
-        self.stamp: Optional[Stamp] = None
-        self.host: Optional[str] = None
-
-    def chunk(self, text: str, end: int) -> Chunk:
-        return Chunk(_lines(text[self.body:end]), self.stamp, self.host, self.line)
-
-
-def _line_end(text: str, pos: int) -> int:
-    end = text.find("\n", pos)
-    return len(text) if end == -1 else end
-
-
-def _is_header_or_blank(text: str, start: int, end: int) -> bool:
-    line = text[start:end]
-    return not line.strip() or _COUNTERISH.search(line) is None
-
-
-def _header_run_start(text: str, pos: int, floor: int) -> int:
-    """Start of the run of header and blank lines just before offset `pos` (a line start)."""
-    start = pos
-    for _ in range(32):
-        if start <= floor:
-            return floor
-        prev = text.rfind("\n", 0, start - 1) + 1
-        if not _is_header_or_blank(text, prev, start - 1):
-            return start
-        start = prev
-    return start
-
-
-def _section(text: str, pos: int, floor: int, current: str) -> str:
-    """The nearest header line above offset `pos` (a line start) and below `floor`, else `current`."""
-    start = pos
-    while start > floor:
-        prev = text.rfind("\n", 0, start - 1) + 1
-        line = text[prev:start - 1]
-        if _COUNTERISH.search(line) is None and _LETTER.search(line) is not None:
-            return line.strip(" \t>")
-        start = prev
-    return current
-
-
-def _candidates(text: str) -> List[Tuple[int, int]]:
-    """(line start, kind) of every line that may be a date/command (0) or IP counter (2) line.
-
-    Three literal-led passes are several times faster in CPython's re than one
-    alternation of named groups.
-    """
-    found: dict = {}
-    low = text.lower()
-    rfind = low.rfind
-    for rx, kind in ((_CAND_RELEVANT, 2), (_CAND_COMMAND, 0), (_CAND_DATE, 0)):
-        for m in rx.finditer(low):
-            found[rfind("\n", 0, m.start()) + 1] = kind
-    return sorted(found.items())
-
-
-def split(source) -> Iterator[Chunk]:
+def split(source, notes: Optional[List[str]] = None) -> Iterator[Chunk]:
     """Cut text into snapshots: `source` is a str, a text stream or an iterable of lines.
 
-    A new snapshot starts at a date line or a netstat command line that follows counters,
-    or when an IP counter line repeats within its section (two dumps pasted back to back,
-    `netstat -s | grep frag` run twice); header lines just before the repeat belong to
-    the new snapshot. A date line followed by a time-only line (Windows `date /t`,
-    `time /t`) makes one timestamp.
+    See the comment above for where a snapshot starts. A date line followed by a
+    time-only line (Windows `date /t`, `time /t`) makes one timestamp. Lines too long to
+    be netstat output are skipped; `notes` (when given) receives one line about them.
     """
-    carry = ""
-    line_no = 1
-    blocks = _blocks(source)
-    while True:
-        block = next(blocks, None)
-        final = block is None
-        text = carry + (block or "")
-        if not text:
-            return
-        closed: List[Chunk] = []
-        state = _State(0, line_no)
-        counted = [0, line_no]  # offset, line number there: lines are counted incrementally
-
-        def line_of(pos: int) -> int:
-            counted[1] += text.count("\n", counted[0], pos)
-            counted[0] = pos
-            return counted[1]
-
-        def has_counters(end: int) -> bool:
-            return _COUNTERISH.search(text, state.body, end) is not None
-
-        section, scanned = "", 0
-        for start, kind in _candidates(text):
-            if start < state.body:
-                continue
-            end = _line_end(text, start)
-            line = text[start:end]
-            if kind == 0:
-                cleaned = clean(line)
-                stamp = parse_date_line(cleaned) if len(cleaned) < 80 else None
-                command = stamp is None and _COMMAND.search(cleaned) is not None \
-                    and not cleaned.lstrip()[:1].isdigit()
-                if stamp is None and not command:
-                    if _CAND_RELEVANT.search(line.lower()) is None:
-                        continue
-                    kind = 2
-                else:
-                    if has_counters(start):
-                        closed.append(state.chunk(text, start))
-                        state = _State(start, line_of(start))
-                        section, scanned = "", start
-                    state.body = end
-                    if stamp is not None:
-                        state.stamp = stamp
-                        if not stamp.has_time and end < len(text):
-                            nxt = _line_end(text, end + 1)
-                            t = parse_time_only(clean(text[end + 1:nxt]))
-                            if t is not None:  # Windows `date /t` then `time /t`
-                                state.stamp = Stamp(stamp.when.replace(hour=t[0], minute=t[1], second=t[2]), True)
-                                state.body = nxt
-                    else:
-                        state.host = command_host(cleaned) or state.host
-                    continue
-            if _COUNTERISH.search(line) is None:
-                continue
-            section = _section(text, start, max(scanned, state.body), section)
-            scanned = end
-            key = (section, line_shape(line.strip(" \t>")))
-            if key in state.seen:
-                at = _header_run_start(text, start, state.body)
-                closed.append(state.chunk(text, at))
-                state = _State(at, line_of(at))
-            state.seen.add(key)
-        if final:
-            if has_counters(len(text)):
-                closed.append(state.chunk(text, len(text)))
-        else:
-            cut = state.start
-            if len(text) - cut > MAX_CHUNK:
-                closed.append(state.chunk(text, len(text)))
-                cut = len(text)
-            line_no = line_of(cut)
-            carry = text[cut:]
-        for c in closed:
-            if any(_COUNTERISH.search(l) for l in c.lines):
-                yield c
-        if final:
-            return
+    splitter = Splitter()
+    for block in _blocks(source):
+        yield from splitter.feed(block)
+    yield from splitter.finish()
+    if splitter.long_lines and notes is not None:
+        lines = splitter.long_lines
+        notes.append(f"skipped {len(lines)} line(s) longer than {MAX_LINE} characters, not netstat output "
+                     f"(line {', '.join(map(str, lines[:5]))}{', ...' if len(lines) > 5 else ''})")

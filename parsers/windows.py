@@ -138,6 +138,7 @@ def read(lines: List[str]) -> Reading:
     family: Optional[str] = None      # None: before any header (a findstr excerpt)
     header = ""
     headerless = False
+    repeats = base.Repeats(reading)
     for line in lines:
         if "=" not in line:
             if _LONE_DIGIT.search(line) is not None or not line.strip():
@@ -169,12 +170,18 @@ def read(lines: List[str]) -> Reading:
             continue
         if family is None:
             headerless = True
-            found.setdefault("ipv4", {})
-        reading.raw[_raw_key(header, label)] = m["value"]
+            target = repeats.excerpt_family(key, label)
+            found.setdefault(target, {})
+        value = base.value_of(label, m["value"], reading)
+        if not repeats.keep(target, key, label, value, m["value"]):
+            if repeats.conflicted(target, key):
+                found[target].pop(name, None)
+            continue
+        raw_header = header or ("IPv6" if target == "ipv6" and family is None else "")
+        reading.raw[_raw_key(raw_header, label)] = m["value"]
         if m["rest"]:
             reading.warnings.append(
                 f"{label!r}: text after the value ignored: {m['rest']!r}")
-        value = base.value_of(label, m["value"], reading)
         if value is not None:
             found[target][name] = value
     for fam in ("ipv4", "ipv6"):

@@ -166,11 +166,30 @@ def test_zero_omitted_lines_are_zero_in_a_full_section_and_null_in_an_excerpt():
     assert parse_one(hpux, full).ipv4["ReasmFails"] is None
 
 
-def test_a_line_printed_twice_in_one_section_is_kept_once_with_a_warning():
-    reading = bsdstyle.read(["ip:", "\t40 fragments received", "\t0 fragments created", "\t41 fragments received"],
-                            "netstat -s")
-    assert reading.ipv4["ReasmReqds"] == 40
-    assert any("printed twice" in w for w in reading.warnings)
+def test_a_line_printed_twice_in_one_section_is_read_once_or_unknown_with_a_warning():
+    same = bsdstyle.read(["ip:", "\t40 fragments received", "\t0 fragments created", "\t40 fragments received"],
+                         "netstat -s")
+    assert same.ipv4["ReasmReqds"] == 40 and same.ipv6 is None
+    assert any("printed twice" in w for w in same.warnings)
+    differ = bsdstyle.read(["ip:", "\t40 fragments received", "\t0 fragments created", "\t41 fragments received"],
+                           "netstat -s", zero_fill=COUNTERS)
+    assert "ReasmReqds" not in differ.ipv4 and differ.ipv4["FragCreates"] == 0
+    assert any("different values" in w for w in differ.warnings)
+
+
+def test_singular_and_plural_of_one_line_are_never_summed():
+    reading = bsdstyle.read(["ip:", "\t3 fragment received", "\t3 fragments received"], "netstat -s")
+    assert reading.ipv4["ReasmReqds"] == 3
+
+
+def test_headerless_excerpt_second_block_is_ipv6():
+    reading = bsdstyle.read(["\t8 fragments received", "\t1 fragments dropped after timeout",
+                             "\t5 fragments received", "\t0 fragments dropped after timeout"], "netstat -s")
+    assert (reading.ipv4["ReasmReqds"], reading.ipv6["ReasmReqds"]) == (8, 5)
+    assert (reading.ipv4["ReasmTimeout"], reading.ipv6["ReasmTimeout"]) == (1, 0)
+    dup = bsdstyle.read(["\t8 fragments received", "\t8 fragments received", "\t1 fragments dropped after timeout"],
+                        "netstat -s")
+    assert dup.ipv6 is None and dup.ipv4["ReasmReqds"] == 8
 
 
 def test_tcpos_counts_both_fragments_and_datagrams():

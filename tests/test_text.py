@@ -60,7 +60,7 @@ def test_two_snapshots_in_a_row_split_on_the_command_line():
     assert "          96  ipReasmReqds" in got[1].lines and "          96  ipReasmReqds" not in got[0].lines
 
 
-def test_repeated_counter_lines_split_without_any_command_or_date():
+def test_repeated_section_header_splits_without_any_command_or_date():
     text = FIG_6A.replace("netstat -statistics -protocol ip\n", "")
     got = chunks(text)
     assert len(got) == 2
@@ -125,3 +125,89 @@ def test_encodings_are_sniffed(data, encoding):
 def test_binary_is_refused(data):
     with pytest.raises(ParseError, match="binary"):
         open_text(io.BytesIO(data))
+
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures" / "netstat"
+
+
+def _fixture(path):
+    return decode((FIXTURES / path).read_bytes())
+
+
+@pytest.mark.parametrize("first,second", [
+    ("bsd/macos_big_sur.txt", "linux/tcpmon-netstat-frag-and-reasm.txt"),
+    ("linux/tcpmon-netstat-frag-and-reasm.txt", "solaris/bgera_solaris_full.txt"),
+    ("windows/kb811003_win2000_crlf.txt", "linux/lkml-2003-nfs-2.6.0-test9.txt"),
+    ("solaris/bgera_solaris_full.txt", "windows/net_process_e_s_indented.txt"),
+])
+def test_two_os_formats_pasted_back_to_back_both_come_out(first, second):
+    import parsers
+    a, b = _fixture(first), _fixture(second)
+    snaps = parsers.parse(a.rstrip("\n") + "\n" + b)
+    want = [s.to_dict() for s in parsers.parse(a) + parsers.parse(b)]
+    got = [s.to_dict() for s in snaps]
+    assert [s["os"] for s in got] == [s["os"] for s in want]
+    for g, w in zip(got, want):
+        assert (g["ipv4"], g["ipv6"]) == (w["ipv4"], w["ipv6"])
+
+
+def test_two_greps_at_one_prompt_are_one_moment():
+    import parsers
+    text = ("[root@web1 ~]# netstat -s | grep frag\n    3 fragments dropped after timeout\n"
+            "    184 fragments received ok\n    368 fragments created\n"
+            "[root@web1 ~]# netstat -s | grep reass\n    12 reassemblies required\n    6 packets reassembled ok\n"
+            "    3 packet reassemblies failed\n[root@web1 ~]#\n")
+    (snap,) = parsers.parse(text)
+    assert snap.host == "web1"
+    assert (snap.ipv4["ReasmTimeout"], snap.ipv4["FragOKs"], snap.ipv4["ReasmReqds"], snap.ipv4["ReasmFails"]) == \
+        (3, 184, 12, 3)
+    # the same grep twice is two moments
+    twice = text.replace("grep reass\n    12 reassemblies required\n    6 packets reassembled ok\n"
+                         "    3 packet reassemblies failed", "grep frag\n    4 fragments dropped after timeout")
+    assert [s.ipv4["ReasmTimeout"] for s in parsers.parse(twice)] == [3, 4]
+
+
+def test_findstr_ipv4_then_ipv6_lines_are_one_snapshot_with_both_families():
+    import parsers
+    text = ("C:\\>netstat -s | findstr Reassembly\n  Reassembly Required = 5668\n  Reassembly Successful = 2834\n"
+            "  Reassembly Failures = 1250\n  Reassembly Required = 10\n  Reassembly Successful = 5\n"
+            "  Reassembly Failures = 0\n")
+    (snap,) = parsers.parse(text)
+    assert (snap.ipv4["ReasmReqds"], snap.ipv4["ReasmFails"]) == (5668, 1250)
+    assert (snap.ipv6["ReasmReqds"], snap.ipv6["ReasmFails"]) == (10, 0)
+
+
+def test_a_duplicated_line_is_a_warning_never_a_snapshot():
+    import parsers
+    text = _fixture("windows/net_process_e_s_indented.txt")
+    line = next(l for l in text.splitlines() if "Reassembly Required" in l)
+    snaps = parsers.parse(text.replace(line, line + "\n" + line, 1))
+    assert len(snaps) == 1
+    assert snaps[0].ipv4 == parsers.parse(text)[0].ipv4
+    assert any("printed twice" in w for w in snaps[0].warnings)
+
+
+def test_a_line_too_long_for_netstat_is_skipped_with_a_note_and_the_rest_read():
+    import parsers
+    notes = []
+    text = "x" * 5_000_000 + "\n" + _fixture("linux/lkml-2003-nfs-2.6.0-test9.txt")
+    snaps = list(parsers.iter_parse(io.StringIO(text), warn=notes.append))
+    assert len(snaps) == 1 and snaps[0].ipv4["ReasmReqds"] == 2664
+    assert any("longer than" in n and "line 1" in n for n in notes)
+
+
+def test_block_boundaries_never_change_the_result(monkeypatch):
+    """The same text read whole and in blocks of every size in a range gives identical snapshots."""
+    import glob
+    import parsers.text as t
+    names = sorted(glob.glob(str(FIXTURES / "*" / "*.txt")))
+    text = "\n".join(decode(open(n, "rb").read()) for n in names)
+
+    def run(block):
+        monkeypatch.setattr(t, "BLOCK", block)
+        return [(c.line, c.lines, c.taken_at, c.host) for c in t.split(io.StringIO(text))]
+
+    whole = run(1 << 24)
+    assert len(whole) > 40
+    for block in list(range(1, 40)) + list(range(40, 3000, 61)):
+        assert run(block) == whole, f"block size {block}"
