@@ -76,10 +76,16 @@ def clean(line: str) -> str:
 
 _MONTHS = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
+# `date` in German, French and Spanish locales (first three letters; French June/July need four)
+_MONTHS.update({"mär": 3, "mrz": 3, "mai": 5, "okt": 10, "dez": 12, "fév": 2, "fev": 2, "avr": 4,
+                "aoû": 8, "aou": 8, "déc": 12, "ene": 1, "abr": 4, "ago": 8, "dic": 12})
+_MONTHS4 = {"juin": 6, "juil": 7}
 _ZONES = {"UTC": 0, "GMT": 0, "Z": 0, "UT": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
           "MST": -7, "MDT": -6, "PST": -8, "PDT": -7, "CET": 1, "CEST": 2, "BST": 1,
           "IST": 5.5, "JST": 9, "AEST": 10, "AEDT": 11, "MET": 1, "MEST": 2}
-_DOW = r"(?:(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so)[a-z]*\.?,?\s+)?"  # English, German
+_DOW = (r"(?:(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so"       # English, German
+        r"|lun|mar|mer|jeu|ven|sam|dim|mié|mie|jue|vie|sáb|sab|dom)[^\W\d_]*\.?,?\s+)?")  # French, Spanish
+_MON = r"(?P<mon>[^\W\d_]{3,4})[^\W\d_]*\.?"
 _TIME = r"(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:[.,]\d+)?)?(?:\s*(?P<ampm>[AaPp]\.?[Mm]\.?))?"
 _TZ = r"(?:\s+(?P<tz>[A-Z]{1,5}|[+-]\d{2}:?\d{2}))?"
 _DATE_FORMS = [
@@ -87,11 +93,13 @@ _DATE_FORMS = [
     re.compile(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?:[T\s]+" + _TIME
                + r"\s*(?P<off>Z|[+-]\d{2}:?\d{2})?" + _TZ + r")?", re.I),
     # date(1): Sun Nov 22 03:06:45 UTC 2026
-    re.compile(_DOW + r"(?P<mon>[A-Za-z]{3})[a-z]*\.?\s+(?P<d>\d{1,2}),?\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
+    re.compile(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
     # date(1), day first: Sun 22 Nov 2026 03:06:45 AM UTC
-    re.compile(_DOW + r"(?P<d>\d{1,2})\s+(?P<mon>[A-Za-z]{3})[a-z]*\.?\s+(?P<y>\d{4}),?\s+" + _TIME + _TZ, re.I),
+    re.compile(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+(?P<y>\d{4}),?\s+" + _TIME + _TZ, re.I),
+    # date(1) in en_GB, de_DE, fr_FR: Tue  3 Mar 10:00:01 GMT 2026, Di 3. Mär 10:00:01 CET 2026
+    re.compile(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
     # Nov 22, 2026 03:06:45 / November 22 2026 3:06 PM
-    re.compile(_DOW + r"(?P<mon>[A-Za-z]{3})[a-z]*\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
+    re.compile(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
     # Windows date /t (US): Sun 11/22/2026, optionally with a time after it
     re.compile(_DOW + r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?:\s+" + _TIME + r")?", re.I),
     # day first: 22.11.2026 (German date /t), 22/11/2026 (UK) when the US reading is impossible
@@ -114,7 +122,8 @@ def _build(m: "re.Match[str]") -> Optional[Stamp]:
     g = m.groupdict()
     try:
         year = int(g["y"])
-        month = int(g["mo"]) if g.get("mo") else _MONTHS.get((g.get("mon") or "").lower()[:3])
+        name = (g.get("mon") or "").lower()
+        month = int(g["mo"]) if g.get("mo") else _MONTHS4.get(name[:4]) or _MONTHS.get(name[:3])
         if not month:
             return None
         day = int(g["d"])
@@ -140,9 +149,14 @@ def _build(m: "re.Match[str]") -> Optional[Stamp]:
     return Stamp(when, bool(g.get("H")))
 
 
+_EPOCH = re.compile(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
+
+
 def parse_date_line(line: str) -> Optional[Stamp]:
     """A line that is a date and nothing else (decoration like `=== ... ===` allowed)."""
     s = line.strip(_DECOR)
+    if _EPOCH.fullmatch(line.rstrip()):   # alone and not indented: an indented number is a count
+        return Stamp(datetime.fromtimestamp(int(s), timezone.utc), True)
     if len(s) < 8 or len(s) > 60 or not s[0].isalnum():
         return None
     for form in _DATE_FORMS:
@@ -229,7 +243,7 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 _CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone.
-_CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d|^[ \t]*1\d{9}[ \t]*$", re.M)
+_CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d|^1\d{9}[ \t]*$", re.M)
 # Lines that carry the counters we read (lower-cased). Kept narrow: a generic word such as
 # "datagrams" repeats inside one dump (macOS nests udp lines).
 _CAND_RELEVANT = re.compile(
