@@ -58,18 +58,20 @@ def _signature(chunk: Chunk) -> Tuple[str, ...]:
 
 def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional[str] = None,
                warn: Callable[[str], None] = lambda message: None,
-               skipped: Optional[List[int]] = None) -> Iterator[Snapshot]:
+               skipped: Optional[List[int]] = None, prefer: Optional[str] = None) -> Iterator[Snapshot]:
     """Snapshots from text, a text stream or lines, in constant memory.
 
     The OS is detected per snapshot (a file may mix hosts); a snapshot whose text fits
     the OS of the one before keeps it, so `| grep frag` excerpts after a full dump stay
     with that dump's OS, and a snapshot shaped like an earlier one reuses its verdict.
+    `os` forces a parser; `prefer` (the host's known OS) only wins where the text fits it
+    as well as the best guess, so a VOS host's TCP_OS dump is still read as TCP_OS.
     `warn` receives one line per problem (each distinct problem once), naming the line.
     Blocks of text that no parser reads are appended to `skipped` (their first line
     numbers) when a list is given, else warned about one by one.
     """
     forced = get(os) if os else None
-    last: Optional[str] = None
+    last: Optional[str] = prefer if prefer in REGISTRY else None
     verdicts: Dict[Tuple[str, ...], Tuple[ModuleType, Optional[str]]] = {}
     warned: set = set()
     index = 0
@@ -113,6 +115,14 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             continue
         if reading.ipv4 is None and reading.ipv6 is None:
             skip(chunk.line, f"{module.META.title} text without IP counters")
+            continue
+        if forced is not None and not any(v is not None for fam in (reading.ipv4, reading.ipv6) if fam
+                                          for v in fam.values()):
+            guess = detect("\n".join(chunk.lines))
+            warn(f"line {chunk.line}: --os {forced.META.name}: this text holds none of its counters"
+                 + (f" ({reading.warnings[0]})" if reading.warnings else "")
+                 + (f"; it reads as {guess[0][0]}" if guess and guess[0][0] != forced.META.name else "")
+                 + "; skipped")
             continue
         if note:
             reading.warnings.append(note)

@@ -101,7 +101,7 @@ def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int
 
     return Snapshot(
         source=source, index=index, os=meta.name, format=reading.format,
-        taken_at=chunk.taken_at, host=chunk.host,
+        taken_at=chunk.taken_at, host=chunk.host, prompt_host=chunk.host,
         ipv4=full(reading.ipv4, meta.ipv4), ipv6=full(reading.ipv6, meta.ipv6),
         raw=reading.raw, warnings=reading.warnings, line=chunk.line, forwarding=reading.forwarding,
     )

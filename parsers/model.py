@@ -72,11 +72,13 @@ class Snapshot:
     warnings: List[str]
     line: int = 0  # first line of the snapshot in its source (1-based)
     forwarding: Optional[bool] = None
+    prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
+                                        # host it belongs to (toolkit/hosts.py decides)
 
     def to_dict(self) -> dict:
         return {
             "source": self.source, "index": self.index, "os": self.os, "format": self.format,
-            "taken_at": self.taken_at, "host": self.host, "line": self.line,
+            "taken_at": self.taken_at, "host": self.host, "prompt_host": self.prompt_host, "line": self.line,
             "forwarding": self.forwarding,
             "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "warnings": self.warnings,
         }

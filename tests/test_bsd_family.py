@@ -6,7 +6,7 @@ import pytest
 import parsers
 from parsers import aix, bsd, bsdstyle, ftx, hpux, tcpos
 from parsers.model import ALL, COUNTERS
-from toolkit.diff import deltas
+from toolkit.hosts import deltas
 from fixturelib import frag
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "netstat"

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import parsers
-from toolkit.diff import WRAP32, deltas
+from toolkit.hosts import WRAP32, deltas
 
 VOS = """{date}
 netstat -statistics -protocol ip
@@ -73,4 +73,4 @@ def test_diff_cli_one_snapshot_says_why(tmp_path):
     a.write_text(vos(("Sun Nov 22 09:00:00 UTC 2026", 92, 46, 0)))
     run = subprocess.run([sys.executable, "-m", "toolkit", "diff", str(a)], capture_output=True, text=True)
     assert run.returncode == 1
-    assert "only one snapshot" in run.stderr and "Traceback" not in run.stderr
+    assert "nothing to pair" in run.stderr and "one (1)" in run.stderr and "Traceback" not in run.stderr

@@ -162,9 +162,11 @@ def test_proc_net_snmp6_goes_to_ipv6():
 
 def test_snmp_column_mismatch_warns_and_reports_nothing():
     text = SNMP.format(timeout=0, fails=0).replace(" 30 10 ", " 30 ", 1)
-    snap = one(text)
-    assert frag(snap.ipv4) == dict.fromkeys(COUNTERS, None)
-    assert any("19 names but 18 values" in w for w in snap.warnings)
+    warnings = []
+    assert list(parsers.iter_parse(text, os="linux", warn=warnings.append)) == []
+    assert any("19 names but 18 values" in w and "holds none of its counters" in w for w in warnings)
+    reading = linux.read(text.splitlines())
+    assert reading.ipv4 == {} and any("19 names but 18 values" in w for w in reading.warnings)
 
 
 @pytest.mark.parametrize("text,label", [
@@ -225,7 +227,7 @@ def test_detect_is_lukewarm_on_wording_bsd_shares():
 
 def test_cron_file_diffs_into_the_traffic_sent_between_runs():
     from fixturelib import NETSTAT
-    from toolkit.diff import deltas
+    from toolkit.hosts import deltas
 
     text = (NETSTAT / "linux" / "netns-cron-date-netstat-s.txt").read_text()
     steps = deltas(parsers.parse(text))

@@ -12,7 +12,8 @@ import zlib
 import pytest
 
 from toolkit import report, triage
-from toolkit.hosts import HostFacts
+from toolkit.hostfile import HostFacts
+from toolkit.hosts import Host
 from toolkit.probe.result import ProbeResult
 
 CASES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "cases")
@@ -48,7 +49,7 @@ def test_untrusted_values_are_escaped(tmp_path):
 
 
 def test_probe_target_text_escaped_in_svg_and_html():
-    h = triage.Host(HostFacts("x", os="linux", rtt_s=0.02, loss=1e-4))
+    h = Host(HostFacts("x", os="linux", rtt_s=0.02, loss=1e-4))
     h.probes = [ProbeResult(target='"><svg onload=alert(3)>', pmtu=1400, pmtu_method="icmp", local_mtu=1500,
                             mss={"port": 22, "sent": 1460, "synack": 1360, "used": None})]
     page = report.render(triage.run([h]), "html")
@@ -160,6 +161,6 @@ def test_chromium_screenshot_shows_the_chart(tmp_path):
 
 
 def test_text_report_drops_terminal_control_characters():
-    h = triage.Host(HostFacts("evil\x1b[2J\x07host", os="vos", release="14.6", peer="non-local"))
+    h = Host(HostFacts("evil\x1b[2J\x07host", os="vos", release="14.6", peer="non-local"))
     text = report.render(triage.run([h]), "table")
     assert "\x1b" not in text and "\x07" not in text and "evil?[2J?host" in text

@@ -59,8 +59,12 @@ def test_reasm_timeout_is_a_setting_never_a_count():
     assert s.raw["ipReasmTimeout"] == "60"
     assert "ReasmTimeout" not in solaris.META.ipv4 and "ReasmTimeout" not in solaris.META.ipv6
     # an excerpt holding nothing but the setting still reports no timeout count
-    only = parsers.parse("# netstat -s | grep Timeout\n        ipReasmTimeout      =    60\n", os="solaris")[0]
-    assert only.ipv4 == dict.fromkeys(only.ipv4) and only.raw == {"ipReasmTimeout": "60"}
+    only = solaris.read(["        ipReasmTimeout      =    60"])
+    assert only.ipv4 == {} and only.raw == {"ipReasmTimeout": "60"}
+    warnings = []
+    assert list(parsers.iter_parse("# netstat -s | grep Timeout\n        ipReasmTimeout      =    60\n",
+                                   os="solaris", warn=warnings.append)) == []
+    assert any("holds none of its counters" in w for w in warnings)
 
 
 def test_sctp_and_icmp_names_do_not_leak():

@@ -5,7 +5,8 @@ import pytest
 
 import parsers
 from toolkit import calc, rules, triage
-from toolkit.hosts import HostFacts
+from toolkit.hostfile import HostFacts
+from toolkit.hosts import Host, deltas
 from toolkit.probe.result import ProbeResult
 
 # --------------------------------------------------------------------------- builders
@@ -55,11 +56,11 @@ def win_two(req=(100, 100), ok=(50, 50), fail=(0, 0), fragok=(0, 0), fragfail=(0
 
 
 def host(os=None, release=None, peer=None, probes=(), dump=None, dump_os=None, **facts):
-    h = triage.Host(HostFacts("h", os=os, release=release, peer=peer, **facts))
+    h = Host(HostFacts("h", os=os, release=release, peer=peer, **facts))
     h.probes = list(probes)
     if dump:
         h.snapshots = parsers.parse(dump, source="t", os=dump_os)
-        h.deltas = triage.diffs.deltas(h.snapshots)
+        h.deltas = deltas(h.snapshots)
     return h
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit import hosts, triage
+from toolkit import hostfile as hosts, triage
 
 
 def test_case_directory_defaults(tmp_path):

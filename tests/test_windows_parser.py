@@ -141,10 +141,11 @@ def _utf16_file(path: Path) -> Path:
 
 
 def test_powershell_utf16_file_through_toolkit_inputs(tmp_path):
-    from toolkit.inputs import Outcome, read_paths
+    from toolkit.hosts import walk
+    from toolkit.inputs import Outcome, read
     path = _utf16_file(tmp_path / "netstat.txt")
     errors = []
-    snaps = list(read_paths([str(path)], None, Outcome(), errors.append))
+    snaps = [s for s, _ in read(walk([str(path)], errors.append)[0], None, Outcome(), errors.append)]
     assert errors == []
     assert len(snaps) == 1
     assert snaps[0].ipv4 == counters(V4) and snaps[0].ipv6 == counters(V6)

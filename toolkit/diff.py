@@ -3,15 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Dict, List, Optional
 
-import parsers
-from parsers.model import COUNTERS, Meta, Snapshot
+from parsers.model import ALL, Meta, Snapshot
 
-WRAP32 = 2 ** 32
-# A drop is read as a 32-bit wrap only when the old value sat near the top of the range
-# and the wrapped increase is modest; anything else is a reset (a reboot).
-WRAP_ZONE = 2 ** 28
+from toolkit.hosts import WRAP32, WRAP_ZONE
 
 
 @dataclass
@@ -66,12 +62,6 @@ class Delta:
         }
 
 
-def host_key(snap: Snapshot) -> str:
-    """Snapshots pair up by host; those with no host named (no prompt in the dump) pair
-    with the others of the same OS, so `diff before.txt after.txt` works on bare dumps."""
-    return snap.host or f"({snap.os})"
-
-
 def _label(snap: Snapshot) -> str:
     return snap.taken_at or f"{snap.source}#{snap.index}"
 
@@ -89,7 +79,7 @@ def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict
     if a is None or b is None:
         return None
     out: Dict[str, Optional[int]] = {}
-    for name in COUNTERS:
+    for name in ALL:
         x, y = a.get(name), b.get(name)
         if x is None or y is None:
             out[name] = None
@@ -104,8 +94,9 @@ def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict
     return out
 
 
-def pair(a: Snapshot, b: Snapshot, parser=None) -> Delta:
-    """The increases from a to b; `parser` (the OS's module) says what its counters count."""
+def pair(a: Snapshot, b: Snapshot, parser=None, host: Optional[str] = None) -> Delta:
+    """The increases from a to b of one host (toolkit/hosts.py pairs them); `parser` (the OS's
+    module) says what its counters count."""
     meta: Optional[Meta] = getattr(parser, "META", None)
     events: List[dict] = []
     v4 = _family(a.ipv4, b.ipv4, "ipv4", events)
@@ -118,20 +109,5 @@ def pair(a: Snapshot, b: Snapshot, parser=None) -> Delta:
     if seconds is not None and seconds < 0:
         events.append({"type": "clock", "detail": "later snapshot is dated before the earlier one"})
         seconds = None
-    return Delta(b.host or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os,
+    return Delta(host or b.host or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os,
                  meta.reasm_unit if meta else "both", meta.fails_unit if meta else "datagrams")
-
-
-def iter_deltas(snapshots: Iterable[Snapshot]) -> Iterator[Delta]:
-    """One Delta per consecutive pair of snapshots of the same host, in input order, as
-    the snapshots stream in (only the last snapshot of each host is held)."""
-    last: Dict[str, Snapshot] = {}
-    for snap in snapshots:
-        key = host_key(snap)
-        if key in last:
-            yield pair(last[key], snap, parsers.REGISTRY.get(snap.os))
-        last[key] = snap
-
-
-def deltas(snapshots: Iterable[Snapshot]) -> List[Delta]:
-    return list(iter_deltas(snapshots))

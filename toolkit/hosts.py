@@ -1,172 +1,558 @@
-"""Host facts: what the engineer knows about a host that no dump or probe says.
+"""The host model: which evidence belongs to one host, in what order, and which snapshots pair.
 
-Format: TOML (Python's own tomllib, no extra package). A case directory holds one
-`host.toml` next to that host's dumps and saved probes:
+Every command that groups evidence asks this module, so they can never disagree: parse
+(its host column), diff (its pairs), triage (its hosts) and the audit (its history).
+docs/hosts.md explains the rules with examples.
 
-    name = "vos-prod-1"          # default: the directory name
-    os = "vos"                   # parser name: vos tcpos ftx hpux windows linux solaris aix bsd
-    release = "14.6.0ak"         # the OS release as the host prints it
-    peer = "non-local"           # local | non-local: is the peer on the same subnet?
-    bandwidth = "100M"           # link rate (bits/s, decimal prefixes)
-    rtt = "40ms"                 # round-trip time to the peer
-    loss = "0.01%"               # packet loss rate (0.0001 or 0.01%)
-    mtu = 1500                   # the host's interface MTU
-    path_mtu = 1500              # the path MTU, when known without a probe
-    tcp_rmem_max = 6291456       # current buffer maximum (bytes), when known
-    congestion = "cubic"         # congestion control (bbr asks for larger buffers)
-    dumps = ["netstat.txt"]      # default: every other file in the directory
-    probes = ["probe.json"]      # default: every *.json file in the directory
-    targets = ["192.0.2.10"]     # live targets to probe for this host
+Identity of a snapshot, strongest first:
+1. `--host NAME` on the command line: everything given belongs to that host;
+2. a case directory (a `host.toml` beside the files) or a host file listing the dump;
+3. the prompt's host name: its first label, case-insensitive (`[root@proxy2.example.com ~]#`
+   and `proxy2$` are one host);
+4. a file name that names a host and a time (`web1-0900.txt`, `web1_2026-03-03.log`,
+   `web1--2026-11-22T0306Z.txt`, `web1-before.txt`);
+5. otherwise the snapshot is bare. Bare snapshots of one OS format form one host when
+   their counters are consistent with one host over time: every counter non-decreasing
+   in some order, or (dated, or in one file) every counter reset at once -- a reboot.
+   Otherwise they are separate hosts, and one line says why they were not paired.
+Snapshots of different OS formats never pair.
 
-A file given with --hosts may instead hold several hosts as [hosts.NAME] tables with
-the same keys; relative paths are taken from the file's directory. Every key is
-optional; unknown keys are an error (a typo must not silently drop a fact).
+Order within a host: by `taken_at` when every snapshot is dated; otherwise each file keeps
+its own order (a log is appended in time) and files are ordered by their dates, else by
+how far their counters have grown -- never by file name.
 """
 from __future__ import annotations
 
 import os
-import tomllib
-from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from toolkit import calc, platforms
+import parsers
+from parsers.model import ALL, Snapshot
+from toolkit import platforms
+from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
 
-HOST_FILE = "host.toml"
-PEERS = ("local", "non-local")
-OS_NAMES = platforms.NAMES
+WRAP32 = 2 ** 32
+# A drop is a 32-bit wrap only when the old value sat near the top of the range and the
+# new one near the bottom; anything else is a reset (a reboot).
+WRAP_ZONE = 2 ** 28
 
 
-class HostFileError(ValueError):
-    """A host file or flag that cannot be used; the message names the input and the reason."""
+# ---------------------------------------------------------------------------- hosts
 
 
 @dataclass
-class HostFacts:
-    name: str
-    os: Optional[str] = None
-    release: Optional[str] = None
-    peer: Optional[str] = None
-    bandwidth_bps: Optional[float] = None
-    rtt_s: Optional[float] = None
-    loss: Optional[float] = None
-    mtu: Optional[int] = None
-    path_mtu: Optional[int] = None
-    tcp_rmem_max: Optional[int] = None
-    congestion: Optional[str] = None
-    dumps: List[str] = field(default_factory=list)
-    probes: List[str] = field(default_factory=list)
-    targets: List[str] = field(default_factory=list)
-    source: Optional[str] = None       # the host file, when there is one
+class Host:
+    """One host and its evidence, as the model assembled it."""
+    facts: HostFacts
+    snapshots: List[Snapshot] = field(default_factory=list)
+    deltas: list = field(default_factory=list)
+    probes: list = field(default_factory=list)
+    inputs: List[str] = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    errors: List[str] = field(default_factory=list)
+    identity: str = "named"            # how its evidence was tied to it (see IDENTITIES)
 
     @property
-    def local(self) -> Optional[bool]:
-        return None if self.peer is None else self.peer == "local"
+    def platform(self):
+        return platforms.get(self.facts.os)
+
+    def path_mtu(self) -> Tuple[int, str]:
+        """The best path MTU known and where it came from."""
+        for p in self.probes:
+            if p.pmtu:
+                return p.pmtu, f"probe of {p.target}, {p.pmtu_method}"
+        if self.facts.path_mtu:
+            return self.facts.path_mtu, "host file"
+        if self.facts.mtu:
+            return self.facts.mtu, "interface MTU from the host file; path not probed"
+        return 1500, "Ethernet assumed; path not probed"
+
+    def assumed_path_mtu(self) -> bool:
+        return not any(p.pmtu for p in self.probes) and not self.facts.path_mtu
+
+    def add_input(self, name: str) -> None:
+        if name not in self.inputs:
+            self.inputs.append(name)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("dumps"), d.pop("probes")
-        return d
+        pmtu, pmtu_from = self.path_mtu()
+        return {
+            "host": self.facts.name,
+            "identity": self.identity,
+            "facts": self.facts.to_dict(),
+            "path_mtu": pmtu, "path_mtu_from": pmtu_from,
+            "inputs": self.inputs,
+            "snapshots": [{"source": s.source, "index": s.index, "line": s.line, "os": s.os, "format": s.format,
+                           "taken_at": s.taken_at, "forwarding": s.forwarding, "ipv4": s.ipv4, "ipv6": s.ipv6,
+                           "warnings": s.warnings} for s in self.snapshots],
+            "deltas": [d.to_dict() for d in self.deltas],
+            "probes": [p.to_dict() for p in self.probes],
+            "findings": [f.to_dict() for f in self.findings],
+            "errors": self.errors,
+        }
 
-    def merge(self, other: Dict[str, Any]) -> None:
-        """Set every fact in `other` that is not None (flags override the file)."""
-        for key, value in other.items():
-            if value is not None:
-                setattr(self, key, value)
+
+IDENTITIES = {
+    "--host": "named on the command line (--host)",
+    "case": "a case directory or host file names it",
+    "prompt": "the shell prompt in the dump names it",
+    "file name": "the file name names it (host name and time)",
+    "counters": "bare dumps whose counters grow together (one host over time)",
+    "file": "one bare file",
+    "target": "the probed address",
+}
 
 
-def _str(where: str, key: str, value: Any) -> str:
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise HostFileError(f"{where}: {key}: expected text, got {type(value).__name__}")
-    return str(value)
+# ---------------------------------------------------------------------------- inputs
 
 
-def convert(where: str, key: str, value: Any) -> Any:
-    """One fact from a file or a flag, checked; `where` names the input for the error line."""
-    if value is None:
+@dataclass
+class Input:
+    """One file to read: a dump or a saved probe, and the case it belongs to."""
+    path: str
+    kind: str                            # dump | probe
+    case: Optional[HostFacts] = None
+
+
+def _regular(path: str) -> Optional[str]:
+    """None when `path` is a regular file we may read, else why not (one short phrase)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "broken symbolic link" if os.path.islink(path) else "no such file or directory"
+    except OSError as exc:
+        if exc.errno == 40:     # ELOOP
+            return "symbolic link loop"
+        return f"cannot read: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else "socket" if stat.S_ISSOCK(st.st_mode)
+                else "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
+        return f"not a regular file ({kind}); skipped"
+    return None
+
+
+def _kind(name: str) -> Optional[str]:
+    if name.startswith(".") or name.endswith(".md"):
+        return None
+    if name.endswith(".toml"):
+        return "hostfile"
+    if name.endswith(".json"):
+        return "probe"
+    return "dump"
+
+
+def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,
+         hosts_file: Optional[str] = None) -> Tuple[List[Input], List[HostFacts]]:
+    """Every file to read under the given paths, and the host facts found on the way.
+
+    `-` is stdin (a dump). A directory holding a host.toml is a case directory: its files
+    are that host's (subdirectories too). Directories are walked without recursion and
+    without following directory links; only regular files are read; every path that
+    cannot be used gets one line on `error` (and goes to `failed`).
+    """
+    from toolkit import hostfile
+    failed = failed if failed is not None else []
+    inputs: List[Input] = []
+    facts: List[HostFacts] = []
+
+    def bad(path: str, why: str) -> None:
+        error(f"{path}: {why}")
+        failed.append(path)
+
+    def load(path: str) -> List[HostFacts]:
+        try:
+            found = hostfile.load(path)
+        except HostFileError as exc:
+            bad(path, str(exc).removeprefix(f"{path}: "))
+            return []
+        facts.extend(found)
+        return found
+
+    def claim(found: List[HostFacts], seen: set) -> None:
+        for f in found:
+            for p in f.dumps:
+                if p not in seen:
+                    seen.add(p)
+                    inputs.append(Input(p, "dump", f))
+            for p in f.probes:
+                if p not in seen:
+                    seen.add(p)
+                    inputs.append(Input(p, "probe", f))
+
+    seen: set = set()
+    if hosts_file:
+        claim(load(hosts_file), seen)
+    for path in paths:
+        if path == "-":
+            inputs.append(Input("-", "dump"))
+            continue
+        why = _regular(path)
+        if why:
+            bad(path, why)
+            continue
+        if not os.path.isdir(path):
+            kind = _kind(os.path.basename(path)) or "dump"
+            if kind == "hostfile":
+                claim(load(path), seen)
+            elif path not in seen:
+                seen.add(path)
+                inputs.append(Input(path, kind))
+            continue
+        found_any = False
+        stack = [path]
+        while stack:
+            folder = stack.pop()
+            try:
+                names = sorted(os.listdir(folder))
+            except OSError as exc:
+                bad(folder, f"cannot read: {exc.strerror or exc}")
+                continue
+            if HOST_FILE in names:
+                found_any = True
+                claim(load(os.path.join(folder, HOST_FILE)), seen)
+                continue
+            subdirs = []
+            for name in names:
+                full = os.path.join(folder, name)
+                kind = _kind(name)
+                if kind is None:
+                    continue
+                if os.path.islink(full) and os.path.isdir(full):
+                    continue                       # directory links are not followed
+                why = _regular(full)
+                if why:
+                    bad(full, why)
+                    continue
+                if os.path.isdir(full):
+                    subdirs.append(full)
+                    continue
+                found_any = True
+                if kind == "hostfile":
+                    claim(load(full), seen)
+                elif full not in seen:
+                    seen.add(full)
+                    inputs.append(Input(full, kind))
+            stack.extend(reversed(subdirs))
+        if not found_any:
+            bad(path, "directory holds no files")
+    return inputs, facts
+
+
+# ---------------------------------------------------------------------------- identity
+
+_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
+# A file stem naming a host and a time: web1-0900, web1_2026-03-03, web1--2026-11-22T03:06Z, web1-before
+_STAMPED = re.compile(
+    r"^(?P<host>[A-Za-z][A-Za-z0-9.-]*?[A-Za-z0-9])(?:--|[-_.])(?P<when>"
+    r"\d{8}(?:[T_-]?\d{4,6}Z?)?"
+    r"|\d{4}-\d{2}-\d{2}(?:[T_ -]?\d{2}[:-]?\d{2}(?:[:-]?\d{2})?Z?)?"
+    r"|\d{2}[:h-]?\d{2}(?:[:-]?\d{2})?"
+    r"|before|after|pre|post|old|new|start|end|first|second|then|now)$", re.I)
+# Stems that name what the file holds, not a host.
+_GENERIC = {"netstat", "netstats", "nstat", "dump", "dumps", "stats", "statistics", "output", "out", "log", "logs",
+            "capture", "snapshot", "snap", "case", "ticket", "data", "before", "after", "host", "server", "file",
+            "snmp", "proc", "counters", "ip", "tcp", "result", "results", "probe", "cron", "audit", "collect",
+            "netstat-s", "netstat_s", "ipstats", "report"}
+
+
+def short_name(name: str) -> str:
+    """The host part of a prompt name: first label of an FQDN, an address kept whole."""
+    name = name.strip().rstrip(".")
+    if _ADDRESS.match(name):
+        return name
+    return name.split(".")[0] or name
+
+
+def key(name: str) -> str:
+    return short_name(name).lower()
+
+
+def stem_host(path: str) -> Optional[str]:
+    """The host a file name names together with a time (`web1-0900.txt` -> web1), else None."""
+    if path == "-":
+        return None
+    stem = os.path.basename(path)
+    for _ in range(2):                      # web1-0900.txt, web1-0900.log.gz
+        root, ext = os.path.splitext(stem)
+        if ext and re.fullmatch(r"\.[A-Za-z][A-Za-z0-9]{0,4}", ext):
+            stem = root
+    m = _STAMPED.match(stem)
+    if not m or m["host"].lower() in _GENERIC:
+        return None
+    return short_name(m["host"])
+
+
+def identify(snap: Snapshot, case: Optional[HostFacts] = None,
+             forced: Optional[str] = None) -> Tuple[Optional[str], str]:
+    """(host name, how) for a snapshot; (None, "bare") when nothing names it."""
+    if forced:
+        return forced, "--host"
+    if case is not None:
+        return case.name, "case"
+    if snap.prompt_host:
+        return short_name(snap.prompt_host), "prompt"
+    named = stem_host(snap.source)
+    if named:
+        return named, "file name"
+    return None, "bare"
+
+
+# ---------------------------------------------------------------------------- order and consistency
+
+
+def when(snap: Snapshot) -> Optional[datetime]:
+    """taken_at as a comparable time (zoned ones in UTC; unzoned ones taken as UTC)."""
+    if not snap.taken_at:
         return None
     try:
-        if key == "os":
-            v = _str(where, key, value).lower()
-            if v not in OS_NAMES:
-                raise ValueError(f"not one of {', '.join(OS_NAMES)}")
-            return v
-        if key == "peer":
-            v = _str(where, key, value).lower().replace("_", "-").replace("nonlocal", "non-local")
-            if v not in PEERS:
-                raise ValueError("must be local or non-local")
-            return v
-        if key == "bandwidth":
-            return calc.parse_rate(_str(where, key, value))
-        if key == "rtt":
-            return calc.parse_time(_str(where, key, value))
-        if key == "loss":
-            return calc.parse_loss(_str(where, key, value))
-        if key in ("mtu", "path_mtu"):
-            v = int(_str(where, key, value)) if str(value).isdigit() else None
-            if v is None or not 68 <= v <= 65535:
-                raise ValueError("an MTU is a whole number from 68 to 65535")
-            return v
-        if key == "tcp_rmem_max":
-            return calc.parse_size(_str(where, key, value))
-        if key in ("release", "name", "congestion"):
-            return _str(where, key, value)
-        if key in ("dumps", "probes", "targets"):
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ValueError("expected a list of strings")
-            return list(value)
-    except HostFileError:
-        raise
-    except ValueError as exc:
-        raise HostFileError(f"{where}: {key} {value!r}: {exc}") from None
-    raise HostFileError(f"{where}: unknown key {key!r}; known: " + ", ".join(sorted(KEYS)))
+        t = datetime.fromisoformat(snap.taken_at)
+    except ValueError:
+        return None
+    return t.astimezone(timezone.utc).replace(tzinfo=None) if t.tzinfo else t
 
 
-KEYS = {"name", "os", "release", "peer", "bandwidth", "rtt", "loss", "mtu", "path_mtu",
-        "tcp_rmem_max", "congestion", "dumps", "probes", "targets"}
-_FIELD = {"bandwidth": "bandwidth_bps", "rtt": "rtt_s"}
+def growth(snap: Snapshot) -> int:
+    """How far a host's counters have grown: the order of undated snapshots."""
+    total = 0
+    for fam in (snap.ipv4, snap.ipv6):
+        for v in (fam or {}).values():
+            if isinstance(v, int):
+                total += v
+    return total
 
 
-def _facts(where: str, table: Dict[str, Any], name: str, base: str, default_files: List[str]) -> HostFacts:
-    facts = HostFacts(name=name, source=where)
-    for key, value in table.items():
-        if key not in KEYS:
-            raise HostFileError(f"{where}: unknown key {key!r}; known: " + ", ".join(sorted(KEYS)))
-        setattr(facts, _FIELD.get(key, key), convert(where, key, value))
-    for key in ("dumps", "probes"):
-        setattr(facts, key, [os.path.join(base, p) for p in getattr(facts, key)])
-    if "dumps" not in table and "probes" not in table:
-        for path in default_files:
-            (facts.probes if path.endswith(".json") else facts.dumps).append(path)
-    for path in facts.dumps + facts.probes:
-        if not os.path.isfile(path):
-            raise HostFileError(f"{where}: {path}: no such file")
-    return facts
+def _sequences(snaps: List[Snapshot]) -> List[List[Snapshot]]:
+    """Snapshots by source file, in the order they were read."""
+    by: Dict[str, List[Snapshot]] = {}
+    for s in snaps:
+        by.setdefault(s.source, []).append(s)
+    return list(by.values())
 
 
-def load(path: str) -> List[HostFacts]:
-    """Every host a facts file describes."""
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise HostFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise HostFileError(f"{path}: not valid TOML: {exc}") from None
-    base = os.path.dirname(path)
-    if "hosts" in data:
-        if set(data) != {"hosts"} or not isinstance(data["hosts"], dict):
-            raise HostFileError(f"{path}: a file with [hosts.NAME] tables holds nothing else")
-        out = []
-        for name, table in data["hosts"].items():
-            if not isinstance(table, dict):
-                raise HostFileError(f"{path}: hosts.{name}: expected a table")
-            out.append(_facts(f"{path}: hosts.{name}", table, str(table.get("name", name)), base, []))
-        return out
-    listing = base or "."
-    siblings = sorted(os.path.join(base, f) for f in os.listdir(listing)
-                      if f != os.path.basename(path) and not f.startswith(".") and not f.endswith((".toml", ".md"))
-                      and os.path.isfile(os.path.join(listing, f)))
-    name = str(data.get("name") or os.path.basename(os.path.abspath(listing)))
-    return [_facts(path, data, name, base, siblings)]
+def order(snaps: List[Snapshot]) -> List[Snapshot]:
+    """One host's snapshots in time order (see the module comment)."""
+    if len(snaps) < 2:
+        return list(snaps)
+    if all(when(s) for s in snaps):
+        return sorted(snaps, key=when)      # stable: equal times keep their order
+    seqs = []
+    for seq in _sequences(snaps):
+        seqs.append(sorted(seq, key=when) if all(when(s) for s in seq) else seq)
+    if len(seqs) == 1:
+        return seqs[0]
+    if all(when(seq[0]) for seq in seqs):
+        seqs.sort(key=lambda seq: when(seq[0]))
+    else:
+        seqs.sort(key=lambda seq: growth(seq[0]))
+    return [s for seq in seqs for s in seq]
+
+
+@dataclass
+class Verdict:
+    """Whether snapshot b can follow snapshot a on one host."""
+    ok: bool
+    kind: str = ""                 # growth | reset
+    compared: int = 0              # counters known in both
+    distance: int = 0              # total increase: the closest chain wins
+    why: str = ""
+
+
+def _fmt(v: int) -> str:
+    return f"{v:,}"
+
+
+def follows(a: Snapshot, b: Snapshot, allow_reset: bool = True) -> Verdict:
+    """Can b be a later snapshot of a's host? Every counter known in both grows (a 32-bit
+    counter may wrap), or every counter that was not zero went down at once (a reboot)."""
+    if a.os != b.os:
+        return Verdict(False, why=f"different formats ({a.os}, {b.os})")
+    ups: List[Tuple[str, int, int]] = []
+    downs: List[Tuple[str, int, int]] = []
+    compared = distance = 0
+    nonzero = 0
+    for fam in ("ipv4", "ipv6"):
+        x, y = getattr(a, fam), getattr(b, fam)
+        if not x or not y:
+            continue
+        for name in ALL:
+            u, v = x.get(name), y.get(name)
+            if not isinstance(u, int) or not isinstance(v, int):
+                continue
+            compared += 1
+            nonzero += u > 0
+            if v > u:
+                ups.append((f"{fam} {name}", u, v))
+                distance += v - u
+            elif v < u:
+                if u >= WRAP32 - WRAP_ZONE and u < WRAP32 and v < WRAP_ZONE:
+                    distance += v + WRAP32 - u
+                else:
+                    downs.append((f"{fam} {name}", u, v))
+    if not compared:
+        return Verdict(False, why="no counter in common to compare")
+    if not downs:
+        return Verdict(True, "growth", compared, distance)
+    if allow_reset and not ups and len(downs) == nonzero:
+        return Verdict(True, "reset", compared, 0)
+    d = downs[0]
+    why = f"{d[0]} went down ({_fmt(d[1])} -> {_fmt(d[2])})"
+    if ups:
+        u = ups[0]
+        why += f" while {u[0]} went up ({_fmt(u[1])} -> {_fmt(u[2])})"
+    return Verdict(False, compared=compared, why=why)
+
+
+def _same_shape(a: Snapshot, b: Snapshot) -> bool:
+    """One netstat prints the same lines every time (zero-omitting ones only add lines)."""
+    ra, rb = set(a.raw), set(b.raw)
+    return a.format == b.format and (ra <= rb or rb <= ra)
+
+
+def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple[List[Snapshot], str]]:
+    """Bare snapshots into hosts: [(snapshots in order, identity)], one note per OS format
+    whose snapshots could not all be paired, saying why."""
+    out: List[Tuple[List[Snapshot], str]] = []
+    by_os: Dict[str, List[Snapshot]] = {}
+    for s in snaps:
+        by_os.setdefault(s.os, []).append(s)
+    for os_name, items in by_os.items():
+        reasons: List[str] = []
+        units: List[List[Snapshot]] = []
+        for seq in _sequences(items):
+            dated = all(when(s) for s in seq)
+            if dated:
+                seq = sorted(seq, key=when)
+            unit = [seq[0]]
+            for a, b in zip(seq, seq[1:]):
+                v = follows(a, b)
+                if v.ok or not v.compared:
+                    unit.append(b)          # one file: same host unless the counters say otherwise
+                else:
+                    reasons.append(f"{_where(a)} -> {_where(b)}: {v.why}")
+                    units.append(unit)
+                    unit = [b]
+            units.append(unit)
+        if len(units) > 1:
+            if all(when(u[0]) for u in units):
+                units.sort(key=lambda u: when(u[0]))
+            else:
+                units.sort(key=lambda u: growth(u[0]))
+        chains: List[List[Snapshot]] = []
+        for unit in units:
+            best, best_d = None, None
+            dated = all(when(s) for s in unit)
+            for chain in chains:
+                last = chain[-1]
+                v = follows(last, unit[0], allow_reset=dated and bool(when(last)))
+                if not (v.ok and _same_shape(last, unit[0])):
+                    if v.why or not _same_shape(last, unit[0]):
+                        reasons.append(f"{_where(last)} -> {_where(unit[0])}: "
+                                       + (v.why or "they print different lines (another netstat)"))
+                    continue
+                if best_d is None or v.distance < best_d:
+                    best, best_d = chain, v.distance
+            if best is None:
+                chains.append(list(unit))
+            else:
+                best.extend(unit)
+        for chain in chains:
+            files = {s.source for s in chain}
+            out.append((chain, "counters" if len(files) > 1 else "file"))
+        if len(chains) > 1:
+            sizes = ", ".join(f"{_label(c)} ({len(c)})" for c in chains[:6]) + (", ..." if len(chains) > 6 else "")
+            note(f"{len(chains)} {os_name} hosts without a host name: {sizes}; not one host because "
+                 + (reasons[0] if reasons else "their counters do not grow together")
+                 + "; name them with --host NAME, a host.toml, or file names like web1-0900.txt to pair them")
+    return out
+
+
+def _where(s: Snapshot) -> str:
+    return f"{os.path.basename(s.source)}" + (f" line {s.line}" if s.line > 1 else "")
+
+
+def _label(chain: List[Snapshot]) -> str:
+    stems = []
+    for s in chain:
+        stem = "stdin" if s.source == "-" else os.path.splitext(os.path.basename(s.source))[0]
+        if stem not in stems:
+            stems.append(stem)
+    return "+".join(stems[:3]) + (f"+{len(stems) - 3} more" if len(stems) > 3 else "")
+
+
+# ---------------------------------------------------------------------------- assembly
+
+
+def pairs(snaps: List[Snapshot]) -> Iterator[Tuple[Snapshot, Snapshot]]:
+    """Consecutive snapshots of one format: what diff pairs (formats never pair)."""
+    last: Dict[str, Snapshot] = {}
+    for s in snaps:
+        if s.os in last:
+            yield last[s.os], s
+        last[s.os] = s
+
+
+def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequence[HostFacts] = (),
+          probes: Iterable[Tuple[object, Optional[HostFacts], str]] = (), forced: Optional[str] = None,
+          note: Callable[[str], None] = lambda m: None) -> List[Host]:
+    """Hosts from evidence: (snapshot, its case facts) and (probe result, its case facts,
+    where it came from), plus the hosts host files name. Every snapshot gets its host's
+    name in `host`."""
+    from toolkit import diff
+
+    hosts: Dict[str, Host] = {}
+
+    def host(name: str, how: str, known: Optional[HostFacts] = None) -> Host:
+        k = key(name) if how in ("prompt", "file name") else name.lower()
+        h = hosts.get(k)
+        if h is None:
+            h = hosts[k] = Host(known or HostFacts(name), identity=how)
+        return h
+
+    for f in facts:
+        host(f.name, "case", f)
+    bare: List[Snapshot] = []
+    for snap, case in snapshots:
+        name, how = identify(snap, case, forced)
+        if name is None:
+            bare.append(snap)
+            continue
+        h = host(name, how, case)
+        snap.host = h.facts.name
+        h.snapshots.append(snap)
+        h.add_input(snap.source)
+    taken = set()
+    for chain, how in group_bare(bare, note):
+        name = _label(chain)
+        while name.lower() in hosts or name in taken:
+            name += "'"
+        taken.add(name)
+        h = host(name, how)
+        for s in chain:
+            s.host = name
+            h.snapshots.append(s)
+            h.add_input(s.source)
+    for result, case, source in probes:
+        if forced:
+            h = host(forced, "--host")
+        elif case is not None:
+            h = host(case.name, "case", case)
+        else:
+            h = next((x for x in hosts.values() if result.target in x.facts.targets), None) \
+                or host(result.target, "target")
+        h.probes.append(result)
+        h.add_input(source)
+    for h in hosts.values():
+        h.snapshots = order(h.snapshots)
+        h.deltas = [diff.pair(a, b, parsers.REGISTRY.get(b.os), h.facts.name) for a, b in pairs(h.snapshots)]
+    return list(hosts.values())
+
+
+def deltas(snapshots: Iterable[Snapshot], forced: Optional[str] = None) -> list:
+    """Every pair's Delta for snapshots as the host model groups them (what `diff` prints)."""
+    return [d for h in build(((s, None) for s in snapshots), forced=forced) for d in h.deltas]

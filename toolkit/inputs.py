@@ -1,4 +1,8 @@
-"""Turning command-line paths (files, directories, `-`) into snapshots, one error line per bad input."""
+"""Reading dump files into snapshots, one error line per bad input.
+
+Which files to read, and which host each belongs to, is the host model's business
+(toolkit/hosts.py: walk, identify, build); this module only turns files into snapshots.
+"""
 from __future__ import annotations
 
 import io
@@ -10,6 +14,7 @@ from typing import Callable, Iterator, List, Optional, Tuple
 import parsers
 from parsers.model import ParseError, Snapshot
 from parsers.text import open_text
+from toolkit.hosts import Input
 
 
 @dataclass
@@ -20,36 +25,30 @@ class Outcome:
     snapshots: int = 0
 
 
-def expand(paths: List[str]) -> Iterator[Tuple[str, Optional[str]]]:
-    """(name, error) for every file named or found under a named directory; `-` is stdin."""
-    for path in paths:
-        if path == "-":
-            yield "-", None
-        elif os.path.isdir(path):
-            found = False
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                for name in sorted(files):
-                    if not name.startswith("."):
-                        found = True
-                        yield os.path.join(root, name), None
-            if not found:
-                yield path, "directory holds no files"
-        elif not os.path.exists(path):
-            yield path, "no such file or directory"
-        else:
-            yield path, None
+def size(inputs: List[Input]) -> int:
+    """Bytes to read (for a progress bar); files that vanished count 0, never a traceback."""
+    total = 0
+    for inp in inputs:
+        if inp.kind == "dump" and inp.path != "-":
+            try:
+                total += os.stat(inp.path).st_size
+            except OSError:
+                pass
+    return total
 
 
-def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
-               error: Callable[[str], None], progress: Optional[Callable[[int], None]] = None
-               ) -> Iterator[Snapshot]:
-    """Snapshots from every input in order; a bad input gets one error line and is skipped."""
-    for name, problem in expand(paths):
-        if problem:
-            error(f"{name}: {problem}")
-            outcome.failed.append(name)
+def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
+         progress: Optional[Callable[[int], None]] = None,
+         prefer: Optional[str] = None) -> Iterator[Tuple[Snapshot, Input]]:
+    """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
+
+    `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
+    `prefer`) where the text fits it as well.
+    """
+    for inp in inputs:
+        if inp.kind != "dump":
             continue
+        name = inp.path
         count, explained, skipped = 0, False, []
         try:
             binary = sys.stdin.buffer if name == "-" else open(name, "rb")
@@ -57,13 +56,14 @@ def read_paths(paths: List[str], os_name: Optional[str], outcome: Outcome,
             error(f"{name}: cannot read: {exc.strerror or exc}")
             outcome.failed.append(name)
             continue
+        hint = (inp.case.os if inp.case is not None else None) or prefer
         try:
             with binary:
                 text = open_text(_Counting(binary, progress) if progress else binary)
-                for snap in parsers.iter_parse(text, source=name, os=os_name, skipped=skipped,
+                for snap in parsers.iter_parse(text, source=name, os=os_name, skipped=skipped, prefer=hint,
                                                warn=lambda m, n=name: error(f"{n}: {m}")):
                     count += 1
-                    yield snap
+                    yield snap, inp
         except ParseError as exc:
             error(f"{name}: {exc}")
             explained = True

@@ -1,7 +1,6 @@
 """`mssdiag parse` and `mssdiag diff`: offline netstat dumps."""
 from __future__ import annotations
 
-import os
 import sys
 from typing import Iterator, List, Optional
 
@@ -10,7 +9,8 @@ import typer
 import parsers
 from parsers.model import COUNTERS, ParseError, Snapshot
 from toolkit import diff as diffs
-from toolkit.inputs import Outcome, expand, read_paths
+from toolkit import hosts
+from toolkit.inputs import Outcome, read, size
 from toolkit.output import FORMATS, emit, error
 
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
@@ -19,6 +19,8 @@ OS_OPT = typer.Option(None, "--os", metavar="OS", help="Read every dump as this 
 FMT_OPT = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one array) or jsonl (one object a line).")
 JSON_OPT = typer.Option(False, "--json", help="Same as --format json.")
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")
+HOST_OPT = typer.Option(None, "--host", metavar="NAME", help="Every dump given is this host (else the host "
+                        "comes from a host.toml, the prompt, or a file name like web1-0900.txt; see docs/hosts.md).")
 
 
 def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
@@ -34,14 +36,22 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
     return fmt
 
 
-def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool) -> Iterator[Snapshot]:
-    """Snapshots from the inputs, with a byte-count progress bar on a terminal for big inputs."""
-    total = sum(os.path.getsize(name) for name, problem in expand(paths) if not problem and name != "-")
+def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool):
+    """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
+    inputs, _ = hosts.walk(paths, error, outcome.failed)
+    total = size(inputs)
     if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
-        yield from read_paths(paths, os_name, outcome, error)
+        yield from read(inputs, os_name, outcome, error)
         return
     with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-        yield from read_paths(paths, os_name, outcome, error, progress=bar.update)
+        yield from read(inputs, os_name, outcome, error, progress=bar.update)
+
+
+def _named(items, forced: Optional[str]) -> Iterator[Snapshot]:
+    """Each snapshot with the host it names (bare ones: none), as the host model says."""
+    for snap, inp in items:
+        snap.host = hosts.identify(snap, inp.case, forced)[0]
+        yield snap
 
 
 def _finish(outcome: Outcome) -> None:
@@ -74,12 +84,13 @@ def _delta_rows(d: diffs.Delta):
 
 
 def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
-          as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT) -> None:
+          as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT, host: Optional[str] = HOST_OPT) -> None:
     """Read netstat -s dumps and print their IP reassembly and fragmentation counters.
 
     The OS and format are recognised from the text alone: prompts, `| grep frag`
     excerpts, e-mail quoting, CRLF and UTF-16 files all work. A file may hold many
-    snapshots (`date; netstat -s` appended by cron); each gets its date.
+    snapshots (`date; netstat -s` appended by cron); each gets its date and the host it
+    names (prompt, host.toml, a file name like web1-0900.txt, or --host).
 
     Counters use IP-MIB names: ReasmReqds (fragments needing reassembly), ReasmOKs
     (datagrams reassembled), ReasmFails, ReasmTimeout, FragOKs, FragFails, FragCreates.
@@ -98,20 +109,23 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    emit(_snapshots(paths, os_name, outcome, quiet), fmt, _snapshot_rows, SNAPSHOT_HEADERS)
+    emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, _snapshot_rows, SNAPSHOT_HEADERS)
     _finish(outcome)
 
 
 def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
-         as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT) -> None:
+         as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT, host: Optional[str] = HOST_OPT) -> None:
     """Show how the counters grew between consecutive snapshots of each host.
 
-    Give two dumps (before, after) or one file holding several snapshots. For each
-    pair: increases, rates per hour (when the dumps are dated), fragments per reassembled
-    datagram and the share of reassemblies failing. A counter that went down is
-    reported as an event, never as a negative number: `wrap` when a 32-bit counter
-    rolled over (the increase is corrected), `reset` when the host rebooted (the
-    increases across it are unknown).
+    Give two dumps (before, after, in any order) or one file holding several snapshots.
+    Snapshots are grouped into hosts and put in time order as docs/hosts.md says: by the
+    prompt's host name, a host.toml, a file name like web1-0900.txt or --host; dumps
+    naming no host pair when their counters grow together. For each pair: increases,
+    rates per hour (when the dumps are dated), fragments per reassembled datagram and
+    the share of reassemblies failing. A counter that went down is reported as an
+    event, never as a negative number: `wrap` when a 32-bit counter rolled over (the
+    increase is corrected), `reset` when the host rebooted (the increases across it are
+    unknown).
 
     Examples:
 
@@ -124,10 +138,13 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    pairs = emit(diffs.iter_deltas(_snapshots(paths, os_name, outcome, quiet)), fmt, _delta_rows, DELTA_HEADERS)
-    if outcome.snapshots == 1:
-        error("only one snapshot found: diff needs two of the same host (before and after)")
+    found = hosts.build(((s, inp.case) for s, inp in _snapshots(paths, os_name, outcome, quiet)),
+                        forced=host, note=error)
+    pairs = emit((d for h in found for d in h.deltas), fmt, _delta_rows, DELTA_HEADERS)
     if not pairs:
+        if outcome.snapshots:
+            each = ", ".join(f"{h.facts.name} ({len(h.snapshots)})" for h in found if h.snapshots)
+            error(f"nothing to pair: diff needs two snapshots of one host; snapshots per host: {each}")
         raise typer.Exit(1)
     _finish(outcome)
 

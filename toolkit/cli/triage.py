@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from toolkit.cli.probe import ports_and_text
-from toolkit.hosts import OS_NAMES, HostFileError, convert
+from toolkit.hostfile import OS_NAMES, HostFileError, convert
 from toolkit.output import error
 
 
@@ -18,7 +18,10 @@ def triage(
     port: Optional[str] = typer.Option(None, "--port", "-p", metavar="N,...", help="TCP port(s) for the live MSS check (as mssdiag probe)."),
     send: Optional[str] = typer.Option(None, "--send", metavar="TEXT", help="Sent to live ports that stay silent (backslash escapes understood)."),
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
-    os_name: Optional[str] = typer.Option(None, "--os", help="OS family: " + " ".join(OS_NAMES) + "."),
+    host: Optional[str] = typer.Option(None, "--host", metavar="NAME", help="Every input given is this one host "
+                                       "(else hosts come from host.toml, prompts, file names, counters: docs/hosts.md)."),
+    os_name: Optional[str] = typer.Option(None, "--os", help="The host's platform, for advice: " + " ".join(OS_NAMES)
+                                          + ". Dumps are still read as what they are (a VOS host's TCP_OS dump)."),
     release: Optional[str] = typer.Option(None, "--release", help="OS release, e.g. 14.6 or 'Windows Server 2003'."),
     peer: Optional[str] = typer.Option(None, "--peer", help="local or non-local: is the peer on the host's subnet?"),
     bandwidth: Optional[str] = typer.Option(None, "--bandwidth", help="Link rate, e.g. 100M or 10G."),
@@ -40,7 +43,9 @@ def triage(
 
       mssdiag triage fixtures/cases/vos-host
 
-      mssdiag triage dump-before.txt dump-after.txt --os vos --release 14.6 --peer non-local
+      mssdiag triage before.txt after.txt --os vos --release 14.6 --peer non-local
+
+      mssdiag triage ticket-4711/ --host web1
 
       mssdiag triage probe.json --bandwidth 10G --rtt 20ms --format md -o ticket.md
 
@@ -63,7 +68,8 @@ def triage(
         error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
         raise typer.Exit(2)
     ports, text = ports_and_text(port, send)
-    hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text)
+    hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text,
+                                host=host)
     if not hosts:
         error("no host could be triaged from the inputs")
         raise typer.Exit(1)
