@@ -114,12 +114,14 @@ def read(lines: Iterator[str]) -> Iterator[PmPacket]:
     """Packets of a trace, in order. An incomplete packet is yielded with complete=False
     and its problems named (a trace cut mid-packet)."""
     block: List[Tuple[int, str]] = []
-    day, last = 0, None
+    day, last, dumps = 0, None, False
     for no, line in _join(lines):
         m = STAMP.match(line)
         if m:
             if block:
-                yield _packet(block, day)
+                pkt = _packet(block, day)
+                dumps = dumps or not any(x.startswith("no hex dump") for x in pkt.problems)
+                yield pkt
             h, mi, s, frac = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) or "0"
             t = h * 3600 + mi * 60 + s + int(frac) / 10 ** len(frac)
             if last is not None and t < last - 43200:
@@ -129,7 +131,10 @@ def read(lines: Iterator[str]) -> Iterator[PmPacket]:
         elif block:
             block.append((no, line))
     if block:
-        yield _packet(block, day)
+        last = _packet(block, day)
+        if dumps and any(x.startswith("no hex dump") for x in last.problems):
+            last.complete = False      # the others had one: the trace ends inside this packet
+        yield last
 
 
 def _packet(block: List[Tuple[int, str]], day: int) -> PmPacket:

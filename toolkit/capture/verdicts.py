@@ -73,7 +73,7 @@ def _legacy(me, peer, syn, who, where, fam) -> List[Finding]:
               "other side (mssdiag capture A --second B)")
     return [Finding("capture-legacy-mss", f"{who} advertises a legacy MSS ({shown})", ev,
                     "high", "problem" if big or mss is None else "warning",
-                    _legacy_recs(1500 if fam == "ipv4" else 1500),
+                    _legacy_recs() if mss != 1220 else [],
                     dict(where, mss=mss, peer_mss=peer["mss"]))]
 
 
@@ -120,7 +120,7 @@ def _ptb(me, who, where, fam) -> List[Finding]:
     if not me["ptb"]:
         return []
     p = me["ptb"][0]
-    kind = "ICMPv6 Packet Too Big" if fam == "ipv6" else "ICMP fragmentation needed"
+    kind = "ICMPv6 Packet Too Big" if fam == "ipv6" else "ICMP fragmentation-needed"
     after = me["after_ptb"] or {}
     ev = [f"{len(me['ptb'])} {kind} message(s) for this connection from {p['from']}, next-hop MTU {p['mtu']}"
           + (f", quoting sequence {p['seq']} (relative)" if p["seq"] is not None else "")]
@@ -128,14 +128,14 @@ def _ptb(me, who, where, fam) -> List[Finding]:
         ev.append(f"afterwards {who} sent {after.get('fitting')} segment(s) that fit (largest "
                   f"{after.get('largest_fitting')} bytes of data)" +
                   (f" and {after['too_big']} that did not (in flight when the PTB came)" if after.get("too_big") else ""))
-        return [Finding("capture-ptb-obeyed", f"{who} obeyed a {kind} (path MTU {p['mtu']})", ev + [
+        return [Finding("capture-ptb-obeyed", f"{who} obeyed an {kind} (path MTU {p['mtu']})", ev + [
             "PMTU discovery works on this path now; every filter that later drops these ICMP messages turns it "
             "into a black hole"], "high", "warning", network.fixes(p["mtu"], fam),
             dict(where, mtu=p["mtu"], ptbs=len(me["ptb"])))]
     if after.get("too_big"):
         ev.append(f"afterwards {who} still sent {after['too_big']} segment(s) larger than {p['mtu']} bytes and none "
                   "that fit: it ignores PMTU discovery messages")
-        return [Finding("capture-ptb-ignored", f"{who} ignored a {kind} (path MTU {p['mtu']})", ev, "high", "problem",
+        return [Finding("capture-ptb-ignored", f"{who} ignored an {kind} (path MTU {p['mtu']})", ev, "high", "problem",
                         [network.clamp(p["mtu"], fam)], dict(where, mtu=p["mtu"], ptbs=len(me["ptb"])))]
     return []
 
