@@ -178,7 +178,10 @@ def analyze(paths: Sequence[str], second: Sequence[str] = (), mtu: int = 1500,
     if second:
         from toolkit.capture.clamp import match
         result.clamping, found = match(groups[0], groups[1])
-        result.findings += found
+        # a legacy-looking MSS that the other capture shows was rewritten on the way is the clamp's doing
+        clamped = {(c[k]["source"], c[k]["flow"]) for c in result.clamping if c["clamped"] for k in ("first", "second")}
+        result.findings = [f for f in result.findings if not (
+            f.code == "capture-legacy-mss" and (f.data.get("source"), f.data.get("flow")) in clamped)] + found
     return result
 
 

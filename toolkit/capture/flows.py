@@ -265,7 +265,7 @@ class Analyzer:
                 me.over_mss += 1
                 if payload > me.over_mss_max:
                     me.over_mss_max = payload
-        if me.ptbs and ts >= me.ptbs[0][0]:
+        if me.ptbs and ts >= me.ptbs[0][0] and total <= self.mtu:
             if total <= me.ptbs[0][1]:
                 me.after_fit += 1
                 if payload > me.after_max:
@@ -281,7 +281,7 @@ class Analyzer:
                 me.retrans_max += 1
                 if me.bh_seq == rel and me.bh_len == payload:
                     me.bh_sends += 1
-                elif peer.acked <= rel and not me.black_hole:
+                elif me.acked <= rel and not me.black_hole:
                     me.bh_seq, me.bh_len, me.bh_sends, me.bh_smaller = rel, payload, 2, False
             elif me.bh_seq == rel and payload < me.bh_len and me.bh_sends >= 3:
                 me.bh_smaller = True
@@ -297,7 +297,7 @@ class Analyzer:
         then smaller segments (the sender fell back) — or nothing (decided at the end)."""
         if me.black_hole or me.bh_seq is None:
             return
-        if peer.acked > me.bh_seq and not me.bh_smaller:
+        if me.acked > me.bh_seq and not me.bh_smaller:
             me.bh_seq = None    # the retransmission got through: loss, not a black hole
             return
         if me.bh_smaller and me.bh_sends >= 3 and not me.ptbs:
@@ -308,7 +308,7 @@ class Analyzer:
         for flow in self.flows:
             for me, peer in flow.sides():
                 if not me.black_hole and me.bh_seq is not None and me.bh_sends >= 3 and not me.ptbs \
-                        and peer.acked <= me.bh_seq:
+                        and me.acked <= me.bh_seq:
                     me.black_hole = {"seq": me.bh_seq, "size": me.bh_len, "sends": me.bh_sends,
                                      "then": "smaller segments" if me.bh_smaller else "dead connection",
                                      "smaller_ip_len": me.bh_small_ip or None}
