@@ -102,6 +102,8 @@ class Analyzer:
             if end - p < 14:
                 return self._skip("short link header")
             et = _ETH_TYPE(buf, p + 12)[0]
+            if et == 0x0800:
+                return self.ipv4(ts, buf, p + 14, end)
             p += 14
             while et in (0x8100, 0x88A8, 0x9100) and p + 4 <= end:
                 et = _ETH_TYPE(buf, p + 2)[0]
@@ -150,8 +152,8 @@ class Analyzer:
         if ihl < 20 or total < ihl:
             return self._skip("bad IPv4 header")
         self.ip_packets += 1
-        src = bytes(buf[p + 12:p + 16])
-        dst = bytes(buf[p + 16:p + 20])
+        src = buf[p + 12:p + 16]     # buf is bytes: a slice is bytes already
+        dst = buf[p + 16:p + 20]
         t = p + ihl
         df = frag & 0x4000
         if frag & 0x3FFF:   # MF or an offset: a fragment
@@ -169,8 +171,8 @@ class Analyzer:
             return self._skip("IPv6 header cut short")
         plen = _H(buf, p + 4)[0]
         nh = buf[p + 6]
-        src = bytes(buf[p + 8:p + 24])
-        dst = bytes(buf[p + 24:p + 40])
+        src = buf[p + 8:p + 24]
+        dst = buf[p + 24:p + 40]
         self.ip_packets += 1
         t = p + 40
         total = 40 + plen
