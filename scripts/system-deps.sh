@@ -14,12 +14,18 @@ have tracepath || need+=(iputils-tracepath)
 have scamper || need+=(scamper)
 have nft || need+=(nftables)
 have chromium || need+=(chromium)
+have tshark || need+=(tshark)
+have tcptrace || need+=(tcptrace)
+have tcpdump || need+=(tcpdump)
+have ethtool || need+=(ethtool)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "system-deps: not root; missing ${need[*]} (namespace tests will skip)" >&2
   exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
+# tshark's wireshark-common asks whether non-root users may capture: answer no, unasked
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
 apt-get update -qq >/dev/null 2>&1 || true
 pkgs=$(printf '%s\n' "${need[@]}" | sort -u)
 if ! apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1; then

@@ -8,6 +8,7 @@ import typer
 from toolkit import __version__
 from toolkit.cli import lab, offline, probe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
+from toolkit.cli import capture as capture_cli
 
 app = typer.Typer(
     name="mssdiag",
@@ -37,6 +38,7 @@ offline.register(app)
 probe.register(app)
 triage_cli.register(app)
 calc_cli.register(app)
+capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
 
 

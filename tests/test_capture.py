@@ -1,0 +1,206 @@
+"""mssdiag capture: every fixture under fixtures/captures/ against its expected JSON, the
+synthetic fixtures rebuilt from their scapy builders, the packet_monitor reader against
+the printed checksums, bad inputs, and the CLI's contract."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import capturelib
+from capturelib import BUILDERS, CAPTURES, SYNTH, actual, pairs
+from toolkit import capture
+from toolkit.capture import pmtext
+
+PAIRS = list(pairs())
+MSSDIAG = str(Path(sys.executable).with_name("mssdiag"))
+
+
+@pytest.mark.parametrize("raw,want", PAIRS, ids=[str(r.relative_to(CAPTURES)) for r, _ in PAIRS])
+def test_fixture(raw, want):
+    assert want.exists(), f"{raw} has no expected JSON beside it ({want.name})"
+    data = json.loads(want.read_text())
+    assert actual(raw, data["args"]) == data["expect"]
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_synthetic_fixture_is_what_its_builder_makes(name):
+    assert (SYNTH / name).read_bytes() == BUILDERS[name](), f"rebuild with: python tests/capturelib.py build"
+
+
+def _flow(name, i=0):
+    return capture.analyze([str(SYNTH / name)]).flows[i]
+
+
+def _codes(name, **kw):
+    return [f.code for f in capture.analyze([str(SYNTH / name)], **kw).findings]
+
+
+def test_what_each_synthetic_case_shows():
+    f = _flow("legacy536.pcap")
+    assert (f["client_to_server"]["mss"], f["server_to_client"]["mss"]) == (1460, 536)
+    assert f["server_to_client"]["max_payload"] == 536
+    assert _codes("legacy536.pcap") == ["capture-legacy-mss"]
+    assert _codes("stcp_small_segments.pcap") == ["capture-small-segments"]
+    obeyed, ignored = _flow("ptb_obeyed.pcap")["client_to_server"], _flow("ptb_ignored.pcap")["client_to_server"]
+    assert obeyed["ptb"][0]["mtu"] == ignored["ptb"][0]["mtu"] == 1400
+    assert (obeyed["shrank_after_ptb"], ignored["shrank_after_ptb"]) == (True, False)
+    assert _codes("ptb_obeyed.pcap") == ["capture-ptb-obeyed"] and _codes("ptb_ignored.pcap") == ["capture-ptb-ignored"]
+    v4 = _flow("fragments_v4.pcap")["server_to_client"]
+    assert (v4["fragments"], v4["fragmented_datagrams"], v4["max_payload"], v4["df_share"]) == (4, 2, 1460, 0.0)
+    v6 = _flow("fragments_v6.pcap")
+    assert v6["server_to_client"]["fragments"] == 2 and v6["server_to_client"]["max_payload"] == 1440
+    assert v6["client_to_server"]["ptb"][0]["mtu"] == 1400 and v6["client_to_server"]["shrank_after_ptb"]
+    assert _flow("snaplen96.pcap")["server_to_client"]["max_payload"] == 1460     # from the IP length
+    assert _flow("vlan_qinq.pcap")["server_to_client"]["max_payload"] == 1460
+    assert _flow("sll2.pcap")["server_to_client"]["mss"] == 1220
+    snoop = _flow("snoop_no_mss.snoop")["client_to_server"]
+    assert snoop["mss"] is None and snoop["mss_note"] == "absent from the SYN"
+    hole = _flow("bsd_loopback_blackhole.pcap")["client_to_server"]["black_hole"]
+    assert hole == {"seq": 0, "size": 1440, "sends": 4, "then": "dead connection", "smaller_ip_len": None}
+
+
+def test_pcapng_interfaces_and_clamping_across_two_captures(tmp_path):
+    r = capture.analyze([str(SYNTH / "two_interfaces.pcapng")])
+    itf = r.captures[0]["interfaces"]
+    assert [(i["linktype"], i["name"], i["ts_resolution"], i["dropped"]) for i in itf] == [
+        ("ethernet", "eth-inside", 1e-6, 0), ("raw-ip", "ppp-outside", 1e-9, 2)]
+    assert any("dropped 2 packets" in c for c in r.caveats)
+    # the same two SYNs split into two files: matched by ISN and IP ID through the NAT
+    inside, outside = tmp_path / "inside.pcap", tmp_path / "outside.pcap"
+    c_in = capturelib.Conv(cport=40001, sport=80, c_isn=777777)
+    c_out = capturelib.Conv(c="198.51.100.7", cport=61000, sport=80, c_isn=777777)
+    c_in.handshake(1460, 1460)
+    c_out.handshake(1360, 1460)
+    inside.write_bytes(capturelib.pcap_bytes(c_in.frames()))
+    outside.write_bytes(capturelib.pcap_bytes(c_out.frames()))
+    r = capture.analyze([str(inside)], [str(outside)])
+    assert len(r.clamping) == 1
+    c = r.clamping[0]
+    assert (c["syn_mss"], c["matched_by"], c["nat"], c["clamped"]) == ([1460, 1360], "isn+ip_id", True, True)
+    assert [f.code for f in r.findings] == ["capture-mss-clamped"]
+
+
+def test_offload_artefact_versus_violation(tmp_path):
+    c = capturelib.Conv(sport=80)
+    c.handshake(1460, 1460)
+    c.tcp("s", "PA", b"o" * 2920)       # a TSO super-segment seen on the sending host
+    c.tcp("s", "PA", b"o" * 1400)
+    path = tmp_path / "tso.pcap"
+    path.write_bytes(capturelib.pcap_bytes(c.frames()))
+    s = capture.analyze([str(path)]).flows[0]["server_to_client"]
+    assert (s["offload_oversize"], s["offload_max"], s["above_peer_mss"]) == (1, 2920, 0)
+    assert [f.code for f in capture.analyze([str(path)]).findings] == ["capture-offload-oversize"]
+    # on a 9000-byte MTU host, 2920 bytes fit: a real violation of the peer's 1460
+    r = capture.analyze([str(path)], mtu=9000)
+    assert r.flows[0]["server_to_client"]["above_peer_mss"] == 1
+    assert [f.code for f in r.findings] == ["capture-above-mss"]
+
+
+# ---- packet_monitor ---------------------------------------------------------------------
+def test_packet_monitor_rebuilds_the_printed_packets():
+    pkts = list(pmtext.read(open(CAPTURES / "pm" / "seed004_figure1.txt")))
+    assert [p.direction for p in pkts] == ["Rcvd", "Xmit"]
+    # the rebuilt headers give back the checksums packet_monitor printed (41b7, 2f2d; 3f01)
+    assert all(pmtext.ip_checksum_ok(p.data) for p in pkts)
+    assert pmtext.tcp_checksum_ok(pkts[1].data)
+    # packet 1's ack field is printed as "n.a." and written as 0: its TCP checksum says the
+    # peer left something else there, which is why it alone does not verify
+    assert not pmtext.tcp_checksum_ok(pkts[0].data)
+    blog = list(pmtext.read(open(CAPTURES / "pm" / "openvos171_blog_syn.txt")))
+    assert len(blog) == 1 and pmtext.ip_checksum_ok(blog[0].data) and pmtext.tcp_checksum_ok(blog[0].data)
+
+
+def test_packet_monitor_cut_mid_packet(tmp_path):
+    text = (CAPTURES / "pm" / "seed004_figure1.txt").read_text().rstrip().splitlines()
+    cut = tmp_path / "cut.txt"
+    cut.write_text("\n".join(text[:-1]) + "\n")     # the last hex dump line is gone
+    r = capture.analyze([str(cut)])
+    assert len(r.errors) == 1 and "trace cut mid-packet" in r.errors[0] and "hex dump holds 0 of 4 bytes" in r.errors[0]
+    assert r.flows[0]["client_to_server"]["mss"] == 1460   # the complete packet is still read
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed (Debian package tshark)")
+def test_export_pcap_opens_in_tshark(tmp_path):
+    out = tmp_path / "pm.pcap"
+    res = subprocess.run([MSSDIAG, "capture", str(CAPTURES / "pm" / "seed004_figure1.txt"), "--export-pcap",
+                          str(out), "--json"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    fields = subprocess.run(["tshark", "-r", str(out), "-T", "fields", "-e", "ip.src", "-e", "tcp.dstport",
+                             "-e", "tcp.options.mss_val", "-e", "tcp.flags.syn"], capture_output=True, text=True)
+    assert fields.stdout.split("\n")[:2] == ["164.152.79.200\t23\t1460\t1", "164.152.77.203\t2315\t536\t1"]
+
+
+# ---- bad inputs ---------------------------------------------------------------------------
+def _bad(tmp_path):
+    good = SYNTH / "legacy536.pcap"
+    data = good.read_bytes()
+    files = {
+        "empty.pcap": b"",
+        "header.pcap": data[:10],
+        "magic.pcap": b"\x00\x11\x22\x33" + data[4:],
+        "midrecord.pcap": data[:-7],
+        "ng-cut.pcapng": (SYNTH / "two_interfaces.pcapng").read_bytes()[:-30],
+    }
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    return good
+
+
+def test_bad_inputs_one_line_each_rest_read(tmp_path):
+    good = _bad(tmp_path)
+    names = ["empty.pcap", "header.pcap", "magic.pcap", "midrecord.pcap", "ng-cut.pcapng", "fifo", "dir"]
+    argv = [MSSDIAG, "capture", "--json", *[str(tmp_path / n) for n in names], str(good)]
+    res = subprocess.run(argv, capture_output=True, text=True, timeout=20)   # a FIFO opened would hang here
+    assert res.returncode == 3
+    lines = res.stderr.splitlines()
+    assert len(lines) == len(names)
+    want = {"empty.pcap": "empty file (0 bytes)", "header.pcap": "truncated pcap header (10 of 24 bytes)",
+            "magic.pcap": "not a capture file: unknown magic 00112233", "midrecord.pcap": "ends mid-record",
+            "ng-cut.pcapng": "ends mid-block", "fifo": "is a FIFO, not a capture file",
+            "dir": "is a directory"}
+    for line, name in zip(lines, names):
+        assert line.startswith(f"mssdiag: {tmp_path / name}: {want[name]}"), line
+        assert "Traceback" not in line
+    doc = json.loads(res.stdout)
+    # the good file, and what came before the damage in the cut ones, were read
+    assert [f["source"] for f in doc["flows"]] == [str(tmp_path / "midrecord.pcap"), str(tmp_path / "ng-cut.pcapng"),
+                                                   str(tmp_path / "ng-cut.pcapng"), str(good)]
+
+
+def test_exit_codes(tmp_path):
+    _bad(tmp_path)
+    run = lambda *a: subprocess.run([MSSDIAG, "capture", *a], capture_output=True, text=True, timeout=20)
+    assert run(str(SYNTH / "legacy536.pcap")).returncode == 0
+    assert run(str(tmp_path / "empty.pcap")).returncode == 1
+    assert run(str(tmp_path / "empty.pcap"), str(tmp_path / "magic.pcap")).returncode == 1
+    assert run("--format", "xml", str(SYNTH / "legacy536.pcap")).returncode == 2
+    res = run("--format", "jsonl", str(SYNTH / "ptb_obeyed.pcap"))
+    recs = [json.loads(x) for x in res.stdout.splitlines()]
+    assert [r["record"] for r in recs] == ["capture", "flow", "finding"]
+    assert all(r["schema"] == capture.SCHEMA for r in recs)
+
+
+def test_foreign_format_names_the_converter(tmp_path):
+    f = tmp_path / "trace.iptrace"
+    f.write_bytes(b"iptrace 2.0" + b"\x00" * 64)
+    env = dict(os.environ, PATH="/nonexistent")
+    res = subprocess.run([sys.executable, "-m", "toolkit", "capture", str(f)], capture_output=True, text=True,
+                         env=env, cwd=str(capturelib.ROOT))
+    assert res.returncode == 1
+    assert res.stderr.strip().startswith(f"mssdiag: {f}: AIX iptrace 2.0 capture: convert it with Wireshark's editcap")
+
+
+def test_library_api_for_triage():
+    r = capture.analyze([str(SYNTH / "legacy536.pcap"), str(SYNTH / "ptb_obeyed.pcap")])
+    assert set(r.hosts()) == {"10.1.0.2", "10.2.0.5"}
+    flows, findings = r.for_host("10.2.0.5")
+    assert len(flows) == 2 and [f.code for f in findings] == ["capture-legacy-mss"]
+    assert all(f.code in capture.CODES for f in r.findings)

@@ -1,0 +1,124 @@
+"""mssdiag capture on real captures taken now in the namespace lab (tcpdump on the lab's
+veths), checked against what the kernel was told to do and against tshark and tcptrace.
+
+Needs root, iproute2, iptables, tcpdump and ethtool (`make system-deps`); the tshark and
+tcptrace cross-checks skip with the reason when those are missing.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections import defaultdict
+
+import pytest
+
+import labcapture
+from toolkit import capture, lab
+
+pytestmark = pytest.mark.netns
+MISSING = lab.missing_tools() + [t for t in ("tcpdump", "ethtool") if shutil.which(t) is None]
+if MISSING:
+    pytest.skip(f"lab captures need {', '.join(MISSING)} (run `make system-deps` as root)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def taken(tmp_path_factory):
+    out = tmp_path_factory.mktemp("labcaptures")
+    files = {}
+    for case in labcapture.CASES:
+        files.update(labcapture.run(case, out))
+    return files
+
+
+def _one(path, **kw):
+    r = capture.analyze([str(path)], **kw)
+    assert r.errors == [] and len(r.flows) == 1, (r.errors, r.flows)
+    return r, r.flows[0]
+
+
+def test_legacy536(taken):
+    r, f = _one(taken["legacy536"])
+    c, s = f["client_to_server"], f["server_to_client"]
+    want = lab.SCENARIOS["legacy536"].expect["mss"]       # what the lab's target was set up to do
+    assert (c["mss"], s["mss"], s["max_payload"]) == (want["sent"], want["synack"], want["used"])
+    assert [x.code for x in r.findings] == ["capture-legacy-mss"]
+
+
+def test_clamp_seen_on_both_sides_of_the_router(taken):
+    r = capture.analyze([str(taken["clamp_inside"])], [str(taken["clamp_outside"])])
+    assert r.errors == [] and len(r.clamping) == 1
+    c = r.clamping[0]
+    # the client's SYN enters the router with 1460 and leaves with 536; the SYN-ACK the other way
+    assert (c["syn_mss"], c["synack_mss"], c["matched_by"], c["clamped"]) == ([1460, 536], [536, 1460], "isn+ip_id", True)
+    assert [x.code for x in r.findings] == ["capture-mss-clamped"]
+    assert r.findings[0].severity == "problem"
+
+
+def test_black_hole(taken):
+    r, f = _one(taken["blackhole"])
+    c = f["client_to_server"]
+    assert c["ptb"] == [] and c["max_payload"] == 1448 and c["black_hole"]["size"] == 1448
+    assert c["black_hole"]["sends"] >= 3
+    assert "capture-black-hole" in [x.code for x in r.findings]
+
+
+def test_ptb_obeyed_with_offloads_off_and_artefacts_with_offloads_on(taken):
+    r, f = _one(taken["ptb_offload_off"])
+    c = f["client_to_server"]
+    assert c["ptb"][0]["mtu"] == 1400 and c["ptb"][0]["from"] == "10.0.1.1"
+    assert c["shrank_after_ptb"] is True and c["after_ptb"]["largest_fitting"] == 1348   # 1400 - 40 - 12 (timestamps)
+    assert c["offload_oversize"] == 0 and c["above_peer_mss"] == 0
+    assert [x.code for x in r.findings] == ["capture-ptb-obeyed"]
+    r, f = _one(taken["ptb_offload_on"])
+    c = f["client_to_server"]
+    assert c["offload_oversize"] > 0 and c["offload_max"] > 1460 and c["above_peer_mss"] == 0
+    assert "capture-offload-oversize" in [x.code for x in r.findings]
+    assert "capture-ptb-ignored" not in [x.code for x in r.findings]
+
+
+def _tshark(path):
+    """Per TCP stream: {(src, sport): [syn mss, largest tcp.len]}."""
+    out = subprocess.run(["tshark", "-r", str(path), "-Y", "tcp and not icmp", "-T", "fields", "-e", "ip.src", "-e", "tcp.srcport",
+                          "-e", "tcp.flags.syn", "-e", "tcp.options.mss_val", "-e", "tcp.len"],
+                         capture_output=True, text=True, check=True).stdout
+    got = defaultdict(lambda: [None, 0])
+    for line in out.splitlines():
+        src, port, syn, mss, ln = line.split("\t")
+        side = got[(src, int(port))]
+        if syn == "1" and mss:
+            side[0] = int(mss)
+        side[1] = max(side[1], int(ln or 0))
+    return dict(got)
+
+
+def _ours(path):
+    got = {}
+    for f in capture.analyze([str(path)]).flows:
+        for d in (f["client_to_server"], f["server_to_client"]):
+            got[(d["addr"], d["port"])] = [d["mss"], d["max_payload"]]
+    return got
+
+
+CROSS = ["legacy536", "clamp_inside", "clamp_outside", "blackhole", "ptb_offload_off", "ptb_offload_on"]
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed (Debian package tshark)")
+@pytest.mark.parametrize("key", CROSS)
+def test_same_mss_and_max_segment_as_tshark(taken, key):
+    assert _ours(taken[key]) == _tshark(taken[key])
+
+
+@pytest.mark.skipif(shutil.which("tcptrace") is None, reason="tcptrace not installed (Debian package tcptrace)")
+@pytest.mark.parametrize("key", CROSS)
+def test_same_mss_and_max_segment_as_tcptrace(taken, key):
+    out = subprocess.run(["tcptrace", "-l", "-n", str(taken[key])], capture_output=True, text=True).stdout
+    hosts = re.findall(r"host [ab]:\s+(\S+):(\d+)", out)
+    mss = re.findall(r"mss requested:\s+(\d+) bytes\s+mss requested:\s+(\d+) bytes", out)
+    seg = re.findall(r"max segm size:\s+(\d+) bytes\s+max segm size:\s+(\d+) bytes", out)
+    theirs = {}
+    for i, (m, s) in enumerate(zip(mss, seg)):
+        a, b = hosts[2 * i], hosts[2 * i + 1]
+        theirs[(a[0], int(a[1]))] = [int(m[0]), int(s[0])]
+        theirs[(b[0], int(b[1]))] = [int(m[1]), int(s[1])]
+    assert theirs and _ours(taken[key]) == theirs

@@ -1,0 +1,317 @@
+"""Capture files in, frames out: pcap, pcapng, snoop (pure `struct`, streamed in blocks).
+
+Each reader calls `sink(ts, linktype, buf, start, end, wire_len, iface)` for every frame,
+where buf[start:end] are the captured bytes. No frame is copied and nothing but one
+block (BLOCK bytes plus one frame) is held, so memory stays flat on any file size.
+
+Formats other tools read (HP-UX nettl, AIX iptrace, Microsoft Network Monitor) go
+through Wireshark's `editcap` when it is on PATH; otherwise the error names the tool.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional
+
+BLOCK = 4 << 20
+
+# link types (LINKTYPE_* of pcap / pcapng)
+ETHERNET, NULL, LOOP, RAW, RAW12, RAW14, IPV4, IPV6, SLL, SLL2 = 1, 0, 108, 101, 12, 14, 228, 229, 113, 276
+LINK_NAMES = {ETHERNET: "ethernet", NULL: "bsd-loopback", LOOP: "openbsd-loopback", RAW: "raw-ip", RAW12: "raw-ip",
+              RAW14: "raw-ip", IPV4: "raw-ipv4", IPV6: "raw-ipv6", SLL: "linux-sll", SLL2: "linux-sll2"}
+SNOOP_LINKS = {0: ETHERNET, 4: ETHERNET}   # snoop DL_ETHER / 802.3 (RFC 1761)
+
+FOREIGN = {  # magic prefix -> (format name, what converts it)
+    b"TR\x00d\x00\x00": "HP-UX nettl",
+    b"\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07\xd0": "HP-UX 9 nettl",
+    b"iptrace 1.0": "AIX iptrace 1.0",
+    b"iptrace 2.0": "AIX iptrace 2.0",
+    b"RTSS": "Network Monitor 1.x",
+    b"GMBU": "Network Monitor 2.x",
+}
+
+Sink = Callable[[float, int, bytes, int, int, int, int], None]
+
+
+class CaptureError(Exception):
+    """The file cannot be read (further); the message says what is wrong, without the name."""
+
+
+@dataclass
+class Interface:
+    linktype: int
+    snaplen: int = 0
+    name: str = ""
+    tsresol: float = 1e-6
+    tsoffset: int = 0
+    received: Optional[int] = None   # pcapng interface statistics (isb_ifrecv)
+    dropped: Optional[int] = None    # isb_ifdrop (+ isb_osdrop when given)
+
+    def to_dict(self) -> dict:
+        return {"linktype": LINK_NAMES.get(self.linktype, str(self.linktype)), "snaplen": self.snaplen,
+                "name": self.name or None, "ts_resolution": self.tsresol,
+                "received": self.received, "dropped": self.dropped}
+
+
+@dataclass
+class FileInfo:
+    """What a capture file said about itself."""
+    path: str
+    format: str = ""
+    interfaces: List[Interface] = field(default_factory=list)
+    frames: int = 0
+    truncated: Optional[str] = None   # why reading stopped early (the frames before it were read)
+    converted_with: Optional[str] = None
+    notes: List[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "format": self.format, "frames": self.frames,
+                "interfaces": [i.to_dict() for i in self.interfaces], "truncated": self.truncated,
+                "converted_with": self.converted_with, "notes": self.notes}
+
+
+def sniff(head: bytes) -> str:
+    """The format a file's first bytes announce: pcap, pcapng, snoop, text, or a foreign name."""
+    if len(head) >= 4 and head[:4] in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d"):
+        return "pcap"
+    if head[:4] == b"\x0a\x0d\x0d\x0a":
+        return "pcapng"
+    if head[:8] == b"snoop\x00\x00\x00":
+        return "snoop"
+    for magic, name in FOREIGN.items():
+        if head.startswith(magic):
+            return name
+    if head and b"\x00" not in head[:4096]:
+        return "text"
+    return ""
+
+
+def read(path: str, sink: Sink, progress: Optional[Callable[[int], None]] = None) -> FileInfo:
+    """Read one binary capture file, calling sink per frame. Raises CaptureError when the
+    file is unusable from the start; damage later sets FileInfo.truncated instead."""
+    info = FileInfo(path)
+    with open(path, "rb") as f:
+        head = f.read(16)
+        kind = sniff(head)
+        f.seek(0)
+        if kind == "pcap":
+            info.format = "pcap"
+            _pcap(f, sink, info, progress)
+        elif kind == "pcapng":
+            info.format = "pcapng"
+            _pcapng(f, sink, info, progress)
+        elif kind == "snoop":
+            info.format = "snoop"
+            _snoop(f, sink, info, progress)
+        elif kind in FOREIGN.values():
+            return _convert(path, kind, sink, progress)
+        elif not head:
+            raise CaptureError("empty file (0 bytes)")
+        else:
+            raise CaptureError(f"not a capture file: unknown magic {head[:4].hex()} "
+                               "(pcap, pcapng, snoop and VOS packet_monitor text are read)")
+    return info
+
+
+def _blocks(f, progress):
+    while True:
+        data = f.read(BLOCK)
+        if not data:
+            return
+        if progress:
+            progress(len(data))
+        yield data
+
+
+def _pcap(f, sink: Sink, info: FileInfo, progress) -> None:
+    head = f.read(24)
+    if len(head) < 24:
+        raise CaptureError(f"truncated pcap header ({len(head)} of 24 bytes)")
+    magic = head[:4]
+    endian = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    scale = 1e-9 if magic in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d") else 1e-6
+    _, _, _, _, snaplen, network = struct.unpack(endian + "HHiIII", head[4:])
+    link = network & 0x0FFFFFFF
+    info.interfaces.append(Interface(link, snaplen, tsresol=scale))
+    info.format = "pcap-ns" if scale == 1e-9 else "pcap"
+    if progress:
+        progress(24)
+    rec = struct.Struct(endian + "IIII")
+    unpack = rec.unpack_from
+    buf, off, frames = b"", 0, 0
+    for data in _blocks(f, progress):
+        buf = buf[off:] + data if off < len(buf) else data
+        off, n = 0, len(buf)
+        while off + 16 <= n:
+            sec, frac, incl, orig = unpack(buf, off)
+            start = off + 16
+            end = start + incl
+            if end > n:
+                if incl > 0x4000000:
+                    info.truncated = f"record {frames + 1} claims {incl} bytes: corrupt record header"
+                    info.frames = frames
+                    return
+                break
+            sink(sec + frac * scale, link, buf, start, end, orig, 0)
+            frames += 1
+            off = end
+    info.frames = frames
+    left = len(buf) - off
+    if left:
+        info.truncated = f"ends mid-record: {left} trailing bytes after record {frames}"
+
+
+def _pcapng(f, sink: Sink, info: FileInfo, progress) -> None:
+    buf, off, frames = b"", 0, 0
+    endian = "<"
+    ifaces: List[Interface] = []
+    for data in _blocks(f, progress):
+        buf = buf[off:] + data if off < len(buf) else data
+        off, n = 0, len(buf)
+        while off + 12 <= n:
+            btype = struct.unpack_from(endian + "I", buf, off)[0]
+            if btype == 0x0A0D0D0A:
+                bom = buf[off + 8:off + 12]
+                if len(bom) < 4:
+                    break
+                endian = "<" if bom == b"\x4d\x3c\x2b\x1a" else ">" if bom == b"\x1a\x2b\x3c\x4d" else ""
+                if not endian:
+                    info.truncated = "bad section header byte-order magic"
+                    info.frames = frames
+                    return
+                ifaces = []   # interface ids restart in each section
+            blen = struct.unpack_from(endian + "I", buf, off + 4)[0]
+            if blen < 12 or blen % 4:
+                info.truncated = f"corrupt block length {blen} after {frames} frames"
+                info.frames = frames
+                return
+            if off + blen > n:
+                if blen > 0x4000000:
+                    info.truncated = f"block claims {blen} bytes: corrupt after {frames} frames"
+                    info.frames = frames
+                    return
+                break
+            body = off + 8
+            if btype == 6:       # enhanced packet block
+                iid, hi, lo, cap, orig = struct.unpack_from(endian + "IIIII", buf, body)
+                if iid < len(ifaces):
+                    itf = ifaces[iid]
+                    start = body + 20
+                    sink((((hi << 32) | lo) * itf.tsresol) + itf.tsoffset, itf.linktype, buf, start,
+                         min(start + cap, off + blen - 4), orig, iid)
+                    frames += 1
+            elif btype == 3:     # simple packet block: interface 0, no timestamp
+                if ifaces:
+                    orig = struct.unpack_from(endian + "I", buf, body)[0]
+                    cap = min(orig, ifaces[0].snaplen or orig, blen - 16)
+                    sink(0.0, ifaces[0].linktype, buf, body + 4, body + 4 + cap, orig, 0)
+                    frames += 1
+            elif btype == 2:     # obsolete packet block
+                iid, _, hi, lo, cap, orig = struct.unpack_from(endian + "HHIIII", buf, body)
+                if iid < len(ifaces):
+                    itf = ifaces[iid]
+                    start = body + 20
+                    sink((((hi << 32) | lo) * itf.tsresol) + itf.tsoffset, itf.linktype, buf, start,
+                         min(start + cap, off + blen - 4), orig, iid)
+                    frames += 1
+            elif btype == 1:     # interface description block
+                link, _, snap = struct.unpack_from(endian + "HHI", buf, body)
+                itf = Interface(link, snap)
+                for code, val in _options(buf, body + 8, off + blen - 4, endian):
+                    if code == 9 and val:
+                        r = val[0]
+                        itf.tsresol = 2.0 ** -(r & 0x7F) if r & 0x80 else 10.0 ** -r
+                    elif code == 2:
+                        itf.name = val.rstrip(b"\x00").decode("utf-8", "replace")
+                    elif code == 14 and len(val) >= 8:
+                        itf.tsoffset = struct.unpack(endian + "q", val[:8])[0]
+                ifaces.append(itf)
+                info.interfaces.append(itf)
+            elif btype == 5:     # interface statistics block
+                iid = struct.unpack_from(endian + "I", buf, body)[0]
+                if iid < len(ifaces):
+                    itf = ifaces[iid]
+                    for code, val in _options(buf, body + 12, off + blen - 4, endian):
+                        if len(val) >= 8 and code in (4, 5, 7):
+                            v = struct.unpack(endian + "Q", val[:8])[0]
+                            if code == 4:
+                                itf.received = v
+                            else:
+                                itf.dropped = (itf.dropped or 0) + v
+            off += blen
+    info.frames = frames
+    left = len(buf) - off
+    if left:
+        info.truncated = f"ends mid-block: {left} trailing bytes after {frames} frames"
+
+
+def _options(buf: bytes, p: int, end: int, endian: str):
+    while p + 4 <= end:
+        code, length = struct.unpack_from(endian + "HH", buf, p)
+        if code == 0:
+            return
+        yield code, bytes(buf[p + 4:p + 4 + length])
+        p += 4 + ((length + 3) & ~3)
+
+
+def _snoop(f, sink: Sink, info: FileInfo, progress) -> None:
+    head = f.read(16)
+    if len(head) < 16:
+        raise CaptureError(f"truncated snoop header ({len(head)} of 16 bytes)")
+    version, dl = struct.unpack(">II", head[8:])
+    link = SNOOP_LINKS.get(dl)
+    if link is None:
+        raise CaptureError(f"snoop datalink type {dl} is not read (Ethernet only)")
+    info.interfaces.append(Interface(link))
+    info.format = f"snoop v{version}"
+    unpack = struct.Struct(">IIIIII").unpack_from
+    buf, off, frames, drops = b"", 0, 0, 0
+    for data in _blocks(f, progress):
+        buf = buf[off:] + data if off < len(buf) else data
+        off, n = 0, len(buf)
+        while off + 24 <= n:
+            orig, incl, reclen, drops, sec, usec = unpack(buf, off)
+            if reclen < 24 + incl or reclen > 0x4000000:
+                info.truncated = f"corrupt record {frames + 1} (record length {reclen})"
+                info.frames = frames
+                return
+            if off + reclen > n:
+                break
+            sink(sec + usec * 1e-6, link, buf, off + 24, off + 24 + incl, orig, 0)
+            frames += 1
+            off += reclen
+    info.interfaces[0].dropped = drops
+    info.frames = frames
+    left = len(buf) - off
+    if left:
+        info.truncated = f"ends mid-record: {left} trailing bytes after record {frames}"
+
+
+def _convert(path: str, kind: str, sink: Sink, progress) -> FileInfo:
+    editcap = shutil.which("editcap")
+    if editcap is None:
+        raise CaptureError(f"{kind} capture: convert it with Wireshark's editcap "
+                           f"(editcap -F pcapng {os.path.basename(path)} out.pcapng), or install it "
+                           "(Debian: wireshark-common) and run again")
+    fd, tmp = tempfile.mkstemp(suffix=".pcapng", prefix="mssdiag-")
+    os.close(fd)
+    try:
+        res = subprocess.run([editcap, "-F", "pcapng", path, tmp], capture_output=True, text=True)
+        if res.returncode != 0:
+            raise CaptureError(f"{kind} capture: editcap could not convert it: "
+                               f"{(res.stderr.strip().splitlines() or ['exit ' + str(res.returncode)])[-1]}")
+        info = read(tmp, sink, progress)
+    finally:
+        os.unlink(tmp)
+    info.path = path
+    info.format = f"{kind} (via editcap)"
+    info.converted_with = "editcap"
+    return info
+
+
+def link_names() -> Dict[int, str]:
+    return dict(LINK_NAMES)

@@ -1,0 +1,140 @@
+"""`mssdiag capture`: offline captures (pcap, pcapng, snoop, VOS packet_monitor text)."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+from toolkit.output import FORMATS, error, json_array, json_lines, table
+
+BIG = 32 * 2 ** 20
+
+
+def capture(
+    paths: List[str] = typer.Argument(..., metavar="FILE...", help="pcap, pcapng, snoop or packet_monitor text files "
+                                      "(nettl, iptrace and Network Monitor through editcap)."),
+    second: List[str] = typer.Option([], "--second", metavar="FILE", help="The same traffic captured at another point "
+                                     "(repeatable): SYNs are matched by ISN and IP ID, through NAT, and their MSS compared."),
+    mtu: int = typer.Option(1500, "--mtu", min=68, max=65535, help="MTU of the capturing host's interface: larger "
+                            "segments are offload (TSO/GRO) artefacts, not violations."),
+    fmt: str = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one object) or jsonl (one record a line)."),
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal."),
+    export_pcap: Optional[str] = typer.Option(None, "--export-pcap", metavar="OUT", help="Write the packets of "
+                                              "packet_monitor traces, rebuilt as IP/TCP, to a pcap that Wireshark opens."),
+) -> None:
+    """Per connection: the MSS each side advertised and the segments it really sent.
+
+    For every TCP connection: SYN and SYN-ACK MSS (or that it was absent), the largest
+    payload each way, segments above the peer's MSS (offload artefacts told apart by
+    --mtu), the share of packets with DF, fragments, ICMP fragmentation-needed and
+    ICMPv6 Packet Too Big tied to the connection by the quoted header (and whether the
+    sender shrank after it), and retransmissions of maximum-size segments. Findings:
+    legacy MSS (536, 512, 1220, none), small segments although both sides advertised
+    1460 (VOS STCP's non-local rule), PTB obeyed or ignored, black-hole signature, no
+    DF plus fragments, and MSS clamping between two capture points (--second).
+
+    Examples:
+
+      mssdiag capture client.pcap
+
+      mssdiag capture inside.pcapng --second outside.pcap --json
+
+      mssdiag capture stcp_trace.txt --export-pcap stcp_trace.pcap
+
+    Exit status: 0 every input read; 1 nothing could be read; 2 bad usage;
+    3 some inputs could not be read (or only in part; the rest is printed).
+    """
+    from toolkit import capture as cap
+    from toolkit.capture import pmtext, record
+
+    fmt = "json" if as_json else fmt
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
+    keep = [] if export_pcap else None
+    everything = list(paths) + list(second)
+    total = 0
+    for p in everything:
+        if cap.regular(p) is None:
+            total += os.path.getsize(p)
+    if quiet or not sys.stderr.isatty() or total < BIG:
+        result = cap.analyze(paths, second, mtu, keep_pm=keep)
+    else:
+        with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+            result = cap.analyze(paths, second, mtu, progress=bar.update, keep_pm=keep)
+    for line in result.errors:
+        error(line)
+    if export_pcap:
+        if not keep:
+            error(f"{export_pcap}: not written: --export-pcap needs a packet_monitor text trace among the inputs")
+        else:
+            try:
+                with open(export_pcap, "wb") as out:
+                    n = pmtext.write_pcap(keep, out)
+            except OSError as exc:
+                error(f"{export_pcap}: cannot write: {exc.strerror or exc}")
+                raise typer.Exit(1)
+            if fmt == "table":
+                typer.echo(f"wrote {n} packets to {export_pcap}", err=True)
+    if fmt == "json":
+        json_array_obj(result.to_dict())
+    elif fmt == "jsonl":
+        json_lines(_records(result, record.SCHEMA))
+    else:
+        _table(result, record)
+    if not result.read_ok:
+        raise typer.Exit(1)
+    if result.errors:
+        raise typer.Exit(3)
+
+
+def json_array_obj(doc: dict) -> None:
+    import json
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    sys.stdout.flush()
+
+
+def _records(result, schema: str):
+    for c in result.captures:
+        yield dict(c, record="capture", schema=schema)
+    yield from result.flows
+    yield from result.fragments
+    for p in result.untied_ptbs:
+        yield dict(p, record="ptb", schema=schema)
+    yield from result.clamping
+    for f in result.findings:
+        yield dict(f.to_dict(), record="finding", schema=schema)
+    for c in result.caveats:
+        yield {"record": "caveat", "schema": schema, "text": c}
+
+
+def _table(result, record) -> None:
+    out = sys.stdout
+    if result.flows:
+        table((record.flow_row(f) for f in result.flows), record.FLOW_HEADERS)
+    for f in result.fragments:
+        out.write(f"fragments {f['src']} -> {f['dst']} {f['protocol']}: {f['fragments']} in {f['datagrams']} "
+                  f"datagram(s), largest {f['max_ip_len']} bytes, DF on {f['df_packets']}\n")
+    for c in result.clamping:
+        out.write(f"same SYN (ISN {c['isn']}): {c['first']['source']}#{c['first']['flow']} / "
+                  f"{c['second']['source']}#{c['second']['flow']}: SYN MSS {c['syn_mss'][0]} / {c['syn_mss'][1]}, "
+                  f"SYN-ACK MSS {c['synack_mss'][0]} / {c['synack_mss'][1]}\n")
+    if result.findings:
+        out.write("\nfindings:\n")
+        for f in result.findings:
+            out.write(f"  [{f.severity}/{f.confidence}] {f.code}: {f.title}\n")
+            for e in f.evidence:
+                out.write(f"      - {e}\n")
+            for r in f.recommendations:
+                out.write(f"      > {r.title}" + (f" ({r.applies_to})" if r.applies_to else "") + "\n")
+    for c in result.caveats:
+        out.write(f"note: {c}\n")
+    if not result.flows and not result.fragments and result.read_ok:
+        out.write("no TCP connections in the capture\n")
+    out.flush()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("capture")(capture)
