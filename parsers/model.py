@@ -45,6 +45,9 @@ class Meta:
     reasm_unit: str = "both"       # what its reassembly counters count: both | fragments | datagrams
     fails_unit: str = "datagrams"  # what ReasmFails counts: failed datagrams, or dropped fragments (BSD)
     semantics: str = ""            # what its numbers mean, in words (shown in docs and reports)
+    counter_bits: int = 32         # counter width to assume: a drop from near 2**bits to near 0 is a wrap,
+                                   # not a reboot. 32 unless the format proves wider (SNMP Counter64):
+                                   # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
 
 
 @dataclass

@@ -43,6 +43,7 @@ def render() -> str:
         out += ["", f"## {m.title} (`--os {name}`)", "",
                 f"- Covers: {'; '.join(m.covers)}",
                 f"- Formats: {'; '.join('`' + f + '`' for f in m.formats)}",
+                f"- Counter width assumed for wraps: {m.counter_bits} bits",
                 f"- Fixtures: `fixtures/netstat/{name}/`", "", m.semantics]
     return "\n".join(out) + "\n"
 
