@@ -7,7 +7,7 @@ from typing import Dict, List, Optional
 
 from parsers.model import ALL, Meta, Snapshot
 
-from toolkit.hosts import WRAP32, WRAP_ZONE
+from toolkit.hosts import wraps
 
 
 @dataclass
@@ -75,7 +75,8 @@ def elapsed(a: Optional[str], b: Optional[str]) -> Optional[float]:
     return (tb - ta).total_seconds()
 
 
-def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict]) -> Optional[dict]:
+def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict],
+            bits: int = 32) -> Optional[dict]:
     if a is None or b is None:
         return None
     out: Dict[str, Optional[int]] = {}
@@ -85,8 +86,8 @@ def _family(a: Optional[dict], b: Optional[dict], family: str, events: List[dict
             out[name] = None
         elif y >= x:
             out[name] = y - x
-        elif x < WRAP32 and x >= WRAP32 - WRAP_ZONE and y < WRAP_ZONE:
-            out[name] = y + WRAP32 - x
+        elif wraps(x, y, bits):
+            out[name] = y + 2 ** bits - x
             events.append({"type": "wrap", "family": family, "counter": name, "from": x, "to": y})
         else:
             out[name] = None
@@ -99,8 +100,9 @@ def pair(a: Snapshot, b: Snapshot, parser=None, host: Optional[str] = None) -> D
     module) says what its counters count."""
     meta: Optional[Meta] = getattr(parser, "META", None)
     events: List[dict] = []
-    v4 = _family(a.ipv4, b.ipv4, "ipv4", events)
-    v6 = _family(a.ipv6, b.ipv6, "ipv6", events)
+    bits = meta.counter_bits if meta else 32
+    v4 = _family(a.ipv4, b.ipv4, "ipv4", events, bits)
+    v6 = _family(a.ipv6, b.ipv6, "ipv6", events, bits)
     if any(e["type"] == "reset" for e in events):
         # A reboot resets every counter: increases across it are unknown, not the survivors' deltas.
         v4 = None if v4 is None else dict.fromkeys(v4)

@@ -36,9 +36,14 @@ from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
 
 WRAP32 = 2 ** 32
-# A drop is a 32-bit wrap only when the old value sat near the top of the range and the
+# A drop is a wrap only when the old value sat near the top of the counter's range and the
 # new one near the bottom; anything else is a reset (a reboot).
 WRAP_ZONE = 2 ** 28
+
+
+def wraps(old: int, new: int, bits: int = 32) -> bool:
+    top = 2 ** bits
+    return top - WRAP_ZONE <= old < top and new < WRAP_ZONE
 
 
 # ---------------------------------------------------------------------------- hosts
@@ -390,8 +395,10 @@ def follows(a: Snapshot, b: Snapshot, allow_reset: bool = True) -> Verdict:
                 ups.append((f"{fam} {name}", u, v))
                 distance += v - u
             elif v < u:
-                if u >= WRAP32 - WRAP_ZONE and u < WRAP32 and v < WRAP_ZONE:
-                    distance += v + WRAP32 - u
+                bits = getattr(parsers.REGISTRY.get(a.os), "META", None)
+                bits = bits.counter_bits if bits else 32
+                if wraps(u, v, bits):
+                    distance += v + 2 ** bits - u
                 else:
                     downs.append((f"{fam} {name}", u, v))
     if not compared:
