@@ -31,24 +31,7 @@ class Delta:
         return {k: (None if v is None else round(v * 3600.0 / self.elapsed_s, 3)) for k, v in values.items()}
 
     def ratios(self, family: str) -> Dict[str, Optional[float]]:
-        """Fragments per reassembled datagram and the share of reassembly failing.
-
-        The share is ReasmFails / (ReasmOKs + ReasmFails) where the OS counts failed
-        datagrams, and ReasmFails / ReasmReqds where it counts dropped fragments (BSD
-        family), so units never mix.
-        """
-        values = getattr(self, family) or {}
-        reqds, oks, fails = (values.get(k) for k in ("ReasmReqds", "ReasmOKs", "ReasmFails"))
-        per = None
-        if self.reasm_unit == "both" and reqds is not None and oks:
-            per = round(reqds / oks, 3)
-        share = None
-        if self.fails_unit == "fragments":
-            if fails is not None and reqds:
-                share = round(fails / reqds, 4)
-        elif oks is not None and fails is not None and (oks + fails) > 0:
-            share = round(fails / (oks + fails), 4)
-        return {"fragments_per_datagram": per, "reasm_fail_share": share}
+        return ratios(getattr(self, family) or {}, self.reasm_unit, self.fails_unit)
 
     def to_dict(self) -> dict:
         return {
@@ -60,6 +43,26 @@ class Delta:
             "ipv6_ratios": self.ratios("ipv6") if self.ipv6 is not None else None,
             "events": self.events,
         }
+
+
+def ratios(values: Dict[str, Optional[int]], reasm_unit: str, fails_unit: str) -> Dict[str, Optional[float]]:
+    """Fragments per reassembled datagram and the share of reassembly failing.
+
+    The share is ReasmFails / (ReasmOKs + ReasmFails) where the OS counts failed
+    datagrams, and ReasmFails / ReasmReqds where it counts dropped fragments (BSD
+    family), so units never mix. Works on increases and on totals since boot alike.
+    """
+    reqds, oks, fails = (values.get(k) for k in ("ReasmReqds", "ReasmOKs", "ReasmFails"))
+    per = None
+    if reasm_unit == "both" and reqds is not None and oks:
+        per = round(reqds / oks, 3)
+    share = None
+    if fails_unit == "fragments":
+        if fails is not None and reqds:
+            share = round(fails / reqds, 4)
+    elif oks is not None and fails is not None and (oks + fails) > 0:
+        share = round(fails / (oks + fails), 4)
+    return {"fragments_per_datagram": per, "reasm_fail_share": share}
 
 
 def _label(snap: Snapshot) -> str:

@@ -421,10 +421,10 @@ def _same_shape(a: Snapshot, b: Snapshot) -> bool:
     return a.format == b.format and (ra <= rb or rb <= ra)
 
 
-def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple[List[Snapshot], str]]:
-    """Bare snapshots into hosts: [(snapshots in order, identity)], one note per OS format
-    whose snapshots could not all be paired, saying why."""
-    out: List[Tuple[List[Snapshot], str]] = []
+def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple[List[Snapshot], str, str]]:
+    """Bare snapshots into hosts: [(snapshots in order, identity, name)], one note per OS
+    format whose snapshots could not all be paired, saying why."""
+    out: List[Tuple[List[Snapshot], str, str]] = []
     by_os: Dict[str, List[Snapshot]] = {}
     for s in snaps:
         by_os.setdefault(s.os, []).append(s)
@@ -468,11 +468,13 @@ def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple
                 chains.append(list(unit))
             else:
                 best.extend(unit)
-        for chain in chains:
-            files = {s.source for s in chain}
-            out.append((chain, "counters" if len(files) > 1 else "file"))
+        labels = [_label(c) for c in chains]
+        names = [label + (f" (line {c[0].line})" if labels.count(label) > 1 else "")   # two hosts in one file
+                 for label, c in zip(labels, chains)]
+        for i, chain in enumerate(chains):
+            out.append((chain, "counters" if len({s.source for s in chain}) > 1 else "file", names[i]))
         if len(chains) > 1:
-            sizes = ", ".join(f"{_label(c)} ({len(c)})" for c in chains[:6]) + (", ..." if len(chains) > 6 else "")
+            sizes = ", ".join(f"{n} ({len(c)})" for n, c in zip(names[:6], chains)) + (", ..." if len(chains) > 6 else "")
             note(f"{len(chains)} {os_name} hosts without a host name: {sizes}; not one host because "
                  + (reasons[0] if reasons else "their counters do not grow together")
                  + "; name them with --host NAME, a host.toml, or file names like web1-0900.txt to pair them")
@@ -533,12 +535,9 @@ def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequ
         snap.host = h.facts.name
         h.snapshots.append(snap)
         h.add_input(snap.source)
-    taken = set()
-    for chain, how in group_bare(bare, note):
-        name = _label(chain)
-        while name.lower() in hosts or name in taken:
+    for chain, how, name in group_bare(bare, note):
+        while name.lower() in hosts:
             name += "'"
-        taken.add(name)
         h = host(name, how)
         for s in chain:
             s.host = name

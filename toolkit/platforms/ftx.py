@@ -32,7 +32,7 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
                  "Check with Stratus support whether your FTX 2.4 build has a TCP MSS tunable."])]
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
     return []
 
 

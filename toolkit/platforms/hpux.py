@@ -26,7 +26,7 @@ def _nddconf(name: str, value: int) -> List[str]:
     return ["TRANSPORT_NAME[<n>]=ip", f"NDD_NAME[<n>]={name}", f"NDD_VALUE[<n>]={value}"]
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
     return [Recommendation(
         "hpux-ndd-pmtu-strategy", "Stop relying on ICMP for PMTU discovery (ndd ip_pmtu_strategy)",
         ["ndd -get /dev/ip ip_pmtu_strategy", "ndd -set /dev/ip ip_pmtu_strategy 3",

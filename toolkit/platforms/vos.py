@@ -71,7 +71,9 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return recs
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if path_mtu is None:
+        return []   # STCP does no PMTU discovery: min_mss needs the measured path
     value = value_for(path_mtu)
     if value >= MIN_MSS_RANGE[1]:
         return []
