@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 
 NAME = "hpux"
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
-    return None, "HP-UX advertises 1460 on Ethernet and does PMTU discovery (seed 004)"
+    return None, f"HP-UX advertises 1460 on Ethernet and does PMTU discovery ({sources.MSS})"
 
 
 def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 
 NAME = "linux"
@@ -58,6 +58,6 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         list(bdp.sysctl) + [f"# persist: the same keys in {SYSCTL_FILE}"],
         applies_to="Linux", where="root shell on both ends",
         caveats=[f"BDP = {calc.human_rate(bdp.bandwidth_bps)} x {bdp.rtt_s * 1e3:g} ms = {bdp.bdp_bytes:,} bytes; "
-                 f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as seed 002 does to "
+                 f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as the BDP lab does to "
                  f"{bdp.buffer_mib_rounded // calc.MIB} MiB.",
-                 "With BBR on a lossy path use a larger factor (seed 002: up to 4 x BDP): mssdiag calc bdp --factor 4."])]
+                 f"With BBR on a lossy path use a larger factor ({sources.BDP_LAB}: up to 4 x BDP): mssdiag calc bdp --factor 4."])]

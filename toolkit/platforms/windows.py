@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 from toolkit.platforms import release_tuple
 
@@ -38,7 +38,7 @@ def counter_notes(family: str, values: dict) -> List[str]:
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
-    return None, "Windows advertises 1460 on Ethernet and does PMTU discovery (seed 004)"
+    return None, f"Windows advertises 1460 on Ethernet and does PMTU discovery ({sources.MSS})"
 
 
 def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
