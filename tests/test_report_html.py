@@ -16,7 +16,7 @@ from toolkit.hostfile import HostFacts
 from toolkit.hosts import Host
 from toolkit.probe.result import ProbeResult
 
-CASES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "cases")
+CASES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "cases", "demo")
 SERIES_BLUE = (0x1F, 0x77, 0xB4)     # toolkit.report.svg.COLORS[0]
 
 

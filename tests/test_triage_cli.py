@@ -9,7 +9,7 @@ import sys
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
-CASES = os.path.join("fixtures", "cases")
+CASES = os.path.join("fixtures", "cases", "demo")
 
 
 def run(*args, cwd=ROOT):

@@ -536,6 +536,8 @@ def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequ
         h.snapshots.append(snap)
         h.add_input(snap.source)
     for chain, how, name in group_bare(bare, note):
+        if name.lower() in hosts:
+            name += f" (line {chain[0].line})"     # another format pasted into the same file
         while name.lower() in hosts:
             name += "'"
         h = host(name, how)

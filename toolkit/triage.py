@@ -108,4 +108,7 @@ def run(hosts: List[Host]) -> List[Host]:
 
 
 def document(hosts: List[Host]) -> dict:
-    return {"schema": SCHEMA, "hosts": [h.to_dict() for h in hosts]}
+    from toolkit import __version__
+    from toolkit.report.common import generated_at, summary
+    return {"schema": SCHEMA, "generated_at": generated_at().isoformat(timespec="seconds"), "version": __version__,
+            "summary": summary(hosts), "hosts": [h.to_dict() for h in hosts]}

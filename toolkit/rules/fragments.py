@@ -134,7 +134,7 @@ def reasm_words(meta: Meta, reqds: Optional[int], oks: Optional[int]) -> str:
         parts.append(f"{count(reqds)} fragments received for reassembly")
     if oks:
         parts.append(f"{count(oks)} datagrams reassembled")
-    r = ratios({"ReasmReqds": reqds, "ReasmOKs": oks}, meta.reasm_unit, meta.fails_unit)["fragments_per_datagram"]
+    r = ratios({"ReasmReqds": reqds, "ReasmOKs": oks}, meta)["fragments_per_datagram"]
     text = ", ".join(parts)
     if r:
         text += f" (about {r:.1f} fragments per datagram)"
@@ -152,7 +152,18 @@ def fails_words(meta: Meta, fails: Optional[int], timeouts: Optional[int]) -> st
 
 
 def fail_share(meta: Meta, values: Dict[str, Optional[int]]) -> Optional[float]:
-    return ratios(values, meta.reasm_unit, meta.fails_unit)["reasm_fail_share"]
+    return ratios(values, meta)["reasm_fail_share"]
+
+
+def fraction(part: Optional[int], whole: Optional[int]) -> Optional[float]:
+    """part / whole, or None when unknown or above 1 (32-bit counters that wrapped, or that disagree)."""
+    if not part or not whole or part > whole:
+        return None
+    return part / whole
+
+
+WRAPPED = ("more than the total it is a share of: 32-bit counters have wrapped (or count differently), "
+           "so no share can be taken from these totals")
 
 
 def _sent(p: Period, totals: bool) -> Optional[int]:
@@ -221,8 +232,9 @@ def arriving(host) -> List[Finding]:
                   + p.rate_text("ReasmReqds" if reqds else "ReasmOKs") + p.when_text("ReasmReqds", "ReasmOKs"),
                   where]
             received = p.grew("InReceives")
-            if received and reqds and p.meta.reasm_unit != "datagrams":
-                ev.append(f"{share(reqds / received)} of the datagrams received in that time were fragments")
+            frac = fraction(reqds, received) if p.meta.reasm_unit != "datagrams" else None
+            if frac is not None:
+                ev.append(f"{share(frac)} of the datagrams received in that time were fragments")
             out.append(Finding("reassembly-active", f"Fragments arriving ({fam}): reassembly counters grew",
                                ev, "high" if reqds + oks >= 4 else "medium", "problem", [sender],
                                {"family": fam, "span": p.span, "elapsed_s": p.seconds or None, "increase": p.increase,
@@ -233,12 +245,14 @@ def arriving(host) -> List[Finding]:
         if not (t_reqds or t_oks):
             continue
         received = p.total("InReceives")
-        frac = t_reqds / received if (t_reqds and received and p.meta.reasm_unit != "datagrams") else None
+        frac = fraction(t_reqds, received) if p.meta.reasm_unit != "datagrams" else None
         big = (frac is not None and frac >= 0.01) or (frac is None and (t_reqds or t_oks or 0) >= 100_000)
         ev = [f"{fam}, totals since the counters started (last snapshot {p.taken}): "
               + reasm_words(p.meta, t_reqds, t_oks)]
         if frac is not None:
             ev.append(f"that is {share(frac)} of the {count(received)} datagrams received")
+        elif t_reqds and received and t_reqds > received:
+            ev.append(f"{count(t_reqds)} is {WRAPPED}")
         if p.observed:
             ev.append(f"none arrived during the observed period {p.span} ({hours(p.seconds)}): it happened "
                       "before, or comes and goes")
@@ -331,8 +345,8 @@ def outbound(host) -> List[Finding]:
             sent = _sent(p, totals=False)
             ev = [f"{fam}, {p.span} ({hours(p.seconds)}): +{count(made)} datagrams fragmented into +{count(created)} "
                   "fragments" + p.rate_text("FragOKs" if made else "FragCreates") + p.when_text("FragOKs", "FragCreates")]
-            if sent and made:
-                ev.append(f"{share(made / sent)} of the {count(sent)} datagrams it sent in that time")
+            if fraction(made, sent) is not None:
+                ev.append(f"{share(fraction(made, sent))} of the {count(sent)} datagrams it sent in that time")
             ev.append("this host sends datagrams larger than its next hop's MTU: UDP applications, or TCP "
                       "without working PMTU discovery")
             out.append(Finding("fragmenting-outbound", f"This host fragments what it sends ({fam})", ev,
@@ -344,11 +358,13 @@ def outbound(host) -> List[Finding]:
         if not (t_made or t_created):
             continue
         sent = _sent(p, totals=True)
-        frac = t_made / sent if (t_made and sent) else None
+        frac = fraction(t_made, sent)
         ev = [f"{fam}, totals since the counters started (last snapshot {p.taken}): {count(t_made)} datagrams "
               f"fragmented into {count(t_created)} fragments"]
         if frac is not None:
             ev.append(f"that is {share(frac)} of the {count(sent)} datagrams it sent")
+        elif t_made and sent:
+            ev.append(f"{count(t_made)} datagrams fragmented against {count(sent)} sent is {WRAPPED}")
         ev.append(f"none during the observed period {p.span}: it happened before" if p.observed else
                   "one snapshot cannot say when it happened")
         sev = "info" if p.observed or not ((frac or 0) >= 0.01 or (t_made or 0) >= 100_000) else "warning"
@@ -383,7 +399,7 @@ def df_drops(host) -> List[Finding]:
                                                            "per_hour": p.per_hour("FragFails")}))
             continue
         sent = _sent(p, totals=True)
-        frac = total / sent if (total and sent) else None
+        frac = fraction(total, sent)
         big = total >= 1000 or (frac is not None and frac >= 0.001)
         ev = [f"{fam}, totals since the counters started (last snapshot {p.taken}): {count(total)} " + what]
         if frac is not None:
@@ -420,8 +436,8 @@ def router(host) -> List[Finding]:
             ev.append(f"{plus}{count(dropped)} datagrams with DF set were too big for the next hop: the router "
                       "answered 'fragmentation needed' (PMTU discovery works only if that ICMP reaches the sender)")
         sent = _sent(p, totals=not observed)
-        if sent and made:
-            ev.append(f"{share(made / sent)} of the {count(sent)} datagrams it sent or forwarded")
+        if fraction(made, sent) is not None:
+            ev.append(f"{share(fraction(made, sent))} of the {count(sent)} datagrams it sent or forwarded")
         ev.append("senders use a bigger MTU than a link behind this router: clamp the MSS of forwarded TCP "
                   "here, let the ICMP through, and find the senders of the big UDP datagrams")
         if not observed:
