@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, List, Tuple
 
 from toolkit.findings import Finding
-from toolkit.rules import buffers, facts, fragments, mss, path
+from toolkit.rules import buffers, captured, facts, fragments, mss, path
 
 Rule = Callable[[object], List[Finding]]
 
@@ -25,6 +25,7 @@ RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
     (fragments.df_drops, ("df-drops",)),
     (fragments.router, ("router-fragmenting",)),
     (facts.contradictions, ("facts-contradicted",)),
+    (captured.findings, captured.CODES),
     (path.jumbo, ("jumbo-frames", "jumbo-not-end-to-end")),
     (buffers.mss_limits_throughput, ("mss-limits-throughput",)),
     (buffers.buffer_size, ("buffers-below-bdp", "buffer-size-for-bdp")),
