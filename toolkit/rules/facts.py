@@ -23,18 +23,13 @@ def contradictions(host) -> List[Finding]:
                         "below follows the measurement")
             data["peer"] = {"said": "local", "measured_used_mss": p.mss.get("used")}
             break
-    for p in host.probes:
-        if f.path_mtu and p.pmtu and p.pmtu != f.path_mtu:
-            said.append(f"{where} says the path MTU is {f.path_mtu}, the probe of {p.target} measured {p.pmtu} "
-                        f"({p.pmtu_method}); the measured value is used")
-            data["path_mtu"] = {"said": f.path_mtu, "measured": p.pmtu}
-            break
-    for p in host.probes:
-        if f.mtu and p.local_mtu and p.local_mtu != f.mtu:
-            said.append(f"{where} says the interface MTU is {f.mtu}, the prober's interface towards {p.target} "
-                        f"has {p.local_mtu}")
-            data["mtu"] = {"said": f.mtu, "measured": p.local_mtu}
-            break
+    for key, what, measured in (("path_mtu", "the path MTU", "pmtu"), ("mtu", "the interface MTU", "local_mtu")):
+        said_value = getattr(f, key)
+        p = next((p for p in host.probes if said_value and getattr(p, measured) not in (None, said_value)), None)
+        if p is not None:
+            said.append(f"{where} says {what} is {said_value}, the probe of {p.target} measured "
+                        f"{getattr(p, measured)}; the measured value is used")
+            data[key] = {"said": said_value, "measured": getattr(p, measured)}
     if f.os and f.source:
         seen = sorted({s.os for s in host.snapshots})
         allowed = SAME_HOST.get(f.os, {f.os})
