@@ -26,6 +26,7 @@ import re
 from typing import Dict, List, Optional
 
 from . import base
+from .text import DAMAGED
 from .model import TRAFFIC, Meta, Reading
 
 META = Meta(
@@ -141,6 +142,9 @@ def read(lines: List[str]) -> Reading:
     repeats = base.Repeats(reading)
     for line in lines:
         if "=" not in line:
+            if DAMAGED in line and _LONE_DIGIT.search(line) is None:
+                family, header = "other", ""   # a header we cannot read: its lines are no section we know
+                continue
             if _LONE_DIGIT.search(line) is not None or not line.strip():
                 continue  # ICMP and interface rows (`Messages  368  481`), blank lines
             fam = _family(line)
@@ -172,6 +176,8 @@ def read(lines: List[str]) -> Reading:
             headerless = True
             target = repeats.excerpt_family(key, label)
             found.setdefault(target, {})
+        if target in repeats.stopped:
+            continue
         value = base.value_of(label, m["value"], reading)
         if not repeats.keep(target, key, label, value, m["value"]):
             if repeats.conflicted(target, key):
