@@ -137,7 +137,8 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         yield snapshot(module.META, reading, chunk, source, index)
         index += 1
     for note in notes:
-        warn(note)
+        if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
+            warn(note)
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,

@@ -1,7 +1,6 @@
 """`mssdiag calc`: the numbers alone (MSS from MTU, transfers, BDP, Mathis bound)."""
 from __future__ import annotations
 
-import json
 import sys
 from typing import Callable, Optional, TypeVar
 
@@ -10,7 +9,7 @@ from tabulate import tabulate
 
 from toolkit import calc as c
 from toolkit.platforms import vos
-from toolkit.output import error
+from toolkit.output import dumps, error
 
 app = typer.Typer(name="calc", help="TCP numbers: MSS from MTU, packets for a transfer, BDP and buffers, Mathis bound.",
                   no_args_is_help=True)
@@ -28,7 +27,7 @@ def _parse(option: str, text: str, fn: Callable[[str], T]) -> T:
 
 def _show(data: dict, rows, as_json: bool) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+        sys.stdout.write(dumps(data) + "\n")
     else:
         sys.stdout.write(tabulate(rows, tablefmt="plain") + "\n")
 

@@ -8,13 +8,19 @@ escaped.
 """
 from __future__ import annotations
 
-from html import escape
+from html import escape as _escape
 from typing import List
 
 from toolkit import calc
+from toolkit.output import safe
 from toolkit.report.common import facts_rows, generated, impact_line, summary
 from toolkit.report.svg import line_chart
 from toolkit.rules.buffers import current_mss
+
+def escape(value) -> str:
+    """HTML-escaped, with controls and bidi overrides made visible first (output.safe)."""
+    return _escape(safe(value))
+
 
 CSS = """
 body{font-family:system-ui,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1100px}
@@ -87,7 +93,7 @@ def _recommendation(r, with_gain: bool) -> str:
     out = [f'<div class="fix"><p><b>{head}</b>'
            + (f"<br><span class=\"note\">where: {escape(r.where)}</span>" if r.where else "") + "</p>"]
     if r.commands:
-        out.append("<pre>" + escape("\n".join(r.commands)) + "</pre>")
+        out.append("<pre>" + "\n".join(escape(c) for c in r.commands) + "</pre>")
     line = impact_line(r) if with_gain else ""
     out.append(_list(list(r.caveats) + ([f"Gain: {line}"] if line else [])) + "</div>")
     return "\n".join(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from toolkit.output import safe
 from toolkit.report.common import facts_rows, generated, impact_line, recommendations, summary, where_shown
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
@@ -12,12 +13,12 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 def esc(value) -> str:
     """Inline text from an untrusted source: markup characters escaped, one line."""
-    text = " ".join(str(value).split())
+    text = " ".join(safe(value).split())
     return _SPECIAL.sub(r"\\\1", text)
 
 
 def fence(lines: List[str], lang: str = "") -> str:
-    body = "\n".join("".join(ch if ch.isprintable() else "?" for ch in l) for l in lines)
+    body = "\n".join(safe(line) for line in lines)
     ticks = "```"
     while ticks in body:
         ticks += "`"

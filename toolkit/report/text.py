@@ -7,12 +7,14 @@ from typing import List
 
 from tabulate import tabulate
 
+from toolkit.output import safe
+
 from toolkit.report.common import facts_rows, generated, impact_line, recommendations, summary, where_shown
 
 
-def _clean(value: str) -> str:
+def _clean(value) -> str:
     # Terminal control characters from a dump must not reach the terminal.
-    return "".join(ch if ch.isprintable() or ch == "\n" else "?" for ch in str(value))
+    return safe(value)
 
 
 def render(hosts: List) -> str:
