@@ -572,14 +572,19 @@ def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequ
             s.host = name
             h.snapshots.append(s)
             h.add_input(s.source)
+    listing = {t: h for h in hosts.values() for t in h.facts.targets}   # address -> the host listing it
+
+    def owner(address: str) -> Host:
+        h = listing.get(address)
+        return h if h is not None else host(address, "target")
+
     for result, case, source in probes:
         if forced:
             h = host(forced, "--host")
         elif case is not None:
             h = host(case.name, "case", case)
         else:
-            h = next((x for x in hosts.values() if result.target in x.facts.targets), None) \
-                or host(result.target, "target")
+            h = owner(result.target)
         h.probes.append(result)
         h.add_input(source)
     for finding, case, source in captures:
@@ -591,7 +596,7 @@ def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequ
         elif case is not None:
             h = host(case.name, "case", case)
         else:
-            h = next((x for x in hosts.values() if address in x.facts.targets), None) or host(address, "target")
+            h = owner(address)
         h.capture_findings.append(finding)
         h.add_input(source)
     for h in hosts.values():

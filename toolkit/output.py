@@ -37,6 +37,49 @@ def dumps(obj, indent=None) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
+class Interrupted(Exception):
+    """SIGINT or SIGTERM, raised where the program is, so what is being written is closed
+    cleanly. Not a KeyboardInterrupt: the CLI framework would turn that into a silent exit."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def word(self) -> str:
+        return "interrupted" if self.signum == 2 else "terminated"
+
+
+_writing = {"now": False, "pending": 0}
+
+
+def raise_interrupted(signum, frame) -> None:
+    """The CLI's SIGINT/SIGTERM handler. In the middle of a write it only takes note, and
+    the write raises once it is whole: what was printed is never a cut record."""
+    if _writing["now"]:
+        _writing["pending"] = signum
+        return
+    raise Interrupted(signum)
+
+
+class OutputClosed(Exception):
+    """stdout's reader left (`mssdiag parse big | head`): not an error, nothing to report.
+    Raised instead of BrokenPipeError so that no library on the way (click) turns it into one."""
+
+
+def write(out, text: str) -> None:
+    _writing["now"] = True
+    try:
+        out.write(text)
+    except BrokenPipeError:
+        raise OutputClosed() from None
+    finally:
+        _writing["now"] = False
+    if _writing["pending"]:
+        signum, _writing["pending"] = _writing["pending"], 0
+        raise Interrupted(signum)
+
+
 def error(message: str) -> None:
     """One line on stderr; never a traceback."""
     print(f"mssdiag: {safe(message)}", file=sys.stderr, flush=True)
@@ -47,25 +90,33 @@ def json_array(items: Iterable[dict], out=None) -> int:
     is closed even when the run is interrupted, so what was printed is valid JSON."""
     out = out or sys.stdout
     count = 0
-    out.write("[")
     try:
+        write(out, "[")      # written whole even when a signal comes (write raises after writing)
         for item in items:
-            out.write(",\n" if count else "\n")
-            out.write(dumps(item))
+            line = (",\n" if count else "\n") + dumps(item)
             count += 1
+            write(out, line)
     finally:
-        out.write("\n]\n" if count else "]\n")
-        out.flush()
+        if sys.exc_info()[0] is not OutputClosed:
+            write(out, "\n]\n" if count else "]\n")
+            _flush(out)
     return count
+
+
+def _flush(out) -> None:
+    try:
+        out.flush()
+    except BrokenPipeError:
+        raise OutputClosed() from None
 
 
 def json_lines(items: Iterable[dict], out=None) -> int:
     out = out or sys.stdout
     count = 0
     for item in items:
-        out.write(dumps(item) + "\n")
+        write(out, dumps(item) + "\n")
         count += 1
-    out.flush()
+    _flush(out)
     return count
 
 
@@ -77,11 +128,11 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
         batch.append(["-" if v is None else safe(v) if isinstance(v, str) else v for v in row])
         count += 1
         if len(batch) >= page:
-            out.write(tabulate(batch, headers=headers) + "\n")
+            write(out, tabulate(batch, headers=headers) + "\n")
             batch = []
     if batch:
-        out.write(tabulate(batch, headers=headers) + "\n")
-    out.flush()
+        write(out, tabulate(batch, headers=headers) + "\n")
+    _flush(out)
     return count
 
 
