@@ -71,7 +71,17 @@ DELTA_HEADERS = (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
                  + ["frags/dgram", "fail share", "events"])
 
 
-def _snapshot_rows(s: Snapshot):
+def _said(s: Snapshot, shown: set) -> None:
+    """A table has no room for a snapshot's warnings: each goes to stderr once, naming where."""
+    for w in s.warnings:
+        if (s.source, w) not in shown:
+            shown.add((s.source, w))
+            error(f"{s.source}: line {s.line}: {w}")
+
+
+def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
+    if shown is not None:
+        _said(s, shown)
     for family in ("ipv4", "ipv6"):
         values = getattr(s, family)
         if values is not None:
@@ -114,7 +124,9 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, _snapshot_rows, SNAPSHOT_HEADERS)
+    shown: set = set()
+    emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, lambda s: _snapshot_rows(s, shown),
+         SNAPSHOT_HEADERS)
     _finish(outcome)
 
 

@@ -63,6 +63,9 @@ def facts_rows(host) -> List[Tuple[str, str]]:
         rows.append(("snapshots", f"{len(host.snapshots)}{span}"))
     from toolkit.hosts import IDENTITIES
     rows.append(("identified by", IDENTITIES.get(host.identity, host.identity)))
+    warned = list(dict.fromkeys(w for s in host.snapshots for w in s.warnings))
+    if warned:
+        rows.append(("data warnings", "; ".join(warned[:3]) + (f" (and {len(warned) - 3} more)" if len(warned) > 3 else "")))
     rows.append(("inputs", ", ".join(host.inputs) or "none"))
     return rows
 
