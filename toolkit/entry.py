@@ -16,10 +16,13 @@ def _stop(signum, frame) -> None:
         os._exit(128 + signum)
 
 
+# Installed on import, the first thing the console script does: until the CLI is loaded an
+# interrupt just ends the process with one line; once it is, the CLI turns SIGINT/SIGTERM
+# into a clean stop (JSON arrays closed, one line).
+signal.signal(signal.SIGINT, _stop)
+signal.signal(signal.SIGTERM, _stop)
+
+
 def main() -> None:
-    # Until the CLI is loaded, an interrupt just ends the process with one line; once it
-    # is, the CLI turns SIGINT/SIGTERM into a clean stop (JSON arrays closed, one line).
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
     from toolkit.cli import main as run
     run()
