@@ -3,7 +3,6 @@ the RFC 1191 plateau table, and the packets the probes are made of."""
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
