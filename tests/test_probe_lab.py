@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -181,8 +182,8 @@ IMPORTS = "import toolkit.cli, toolkit.probe.runner, toolkit.probe.sockets, tool
 def readable_by_nobody(tmp: Path):
     """(argv prefix, cwd, env) that run this checkout's mssdiag as uid 65534. A checkout in
     a directory that user cannot read (a `mktemp -d` clone, mode 700) is copied: the
-    project's packages and the installed packages they import, into a world-readable
-    directory. None when even the interpreter cannot run as that user."""
+    project's packages and the installed packages they import, into `tmp`, a directory
+    every user can reach. None when even the interpreter cannot run as that user."""
     python = os.path.realpath(sys.executable)
     probe = subprocess.run(NOBODY + [sys.executable, "-c", IMPORTS], cwd=str(ROOT), capture_output=True)
     if probe.returncode == 0:
@@ -193,8 +194,7 @@ def readable_by_nobody(tmp: Path):
     files = subprocess.run([sys.executable, "-c", IMPORTS + "; import sys; print('\\n'.join("
                             "m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))"],
                            cwd=str(ROOT), capture_output=True, text=True, check=True).stdout.split()
-    copy = tmp / "readable"
-    copy.mkdir()
+    copy = tmp
     roots = [str(ROOT)] + [p for p in sys.path if "-packages" in p]
     for f in files:
         base = next((r for r in roots if f.startswith(r + os.sep)), None)
@@ -206,13 +206,19 @@ def readable_by_nobody(tmp: Path):
             (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
     for d in [copy, *copy.rglob("*")]:
         d.chmod(0o755 if d.is_dir() else 0o644)
-    tmp.chmod(0o755)
     return [python], str(copy), {**os.environ, "PYTHONPATH": str(copy), "PYTHONNOUSERSITE": "1"}
 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to drop root")
-def test_not_root_says_what_was_skipped(tmp_path):
-    how = readable_by_nobody(tmp_path)
+def test_not_root_says_what_was_skipped():
+    # not pytest's tmp_path: its parent directory is mode 700
+    with tempfile.TemporaryDirectory(prefix="mssdiag-nobody-") as tmp:
+        os.chmod(tmp, 0o755)
+        _not_root_says_what_was_skipped(Path(tmp))
+
+
+def _not_root_says_what_was_skipped(tmp: Path):
+    how = readable_by_nobody(tmp)
     if how is None:
         pytest.skip("uid 65534 cannot run this Python interpreter (it sits in a directory that user cannot read)")
     python, cwd, env = how
