@@ -195,7 +195,8 @@ def readable_by_nobody(tmp: Path):
                             "m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))"],
                            cwd=str(ROOT), capture_output=True, text=True, check=True).stdout.split()
     copy = tmp
-    roots = [str(ROOT)] + [p for p in sys.path if "-packages" in p]
+    # the most specific first: site-packages may sit inside the checkout (.venv)
+    roots = sorted([str(ROOT)] + [p for p in sys.path if "-packages" in p], key=len, reverse=True)
     for f in files:
         base = next((r for r in roots if f.startswith(r + os.sep)), None)
         if base is None:
