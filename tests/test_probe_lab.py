@@ -176,25 +176,29 @@ def test_sockets_only_path():
 
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all"]
-IMPORTS = "import toolkit.cli, toolkit.probe.runner, toolkit.probe.sockets, toolkit.probe.mss, toolkit.probe.route"
+# run the CLI as `python -m toolkit` would, and list every module file it loaded at exit
+TRACED = ("import atexit, runpy, sys; out = sys.argv.pop(1); atexit.register(lambda: open(out, 'w').write("
+          "'\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))); "
+          "runpy.run_module('toolkit', run_name='__main__', alter_sys=True)")
 
 
-def readable_by_nobody(tmp: Path):
+def readable_by_nobody(L: lab.Lab, argv, tmp: Path):
     """(argv prefix, cwd, env) that run this checkout's mssdiag as uid 65534. A checkout in
     a directory that user cannot read (a `mktemp -d` clone, mode 700) is copied: the
-    project's packages and the installed packages they import, into `tmp`, a directory
-    every user can reach. None when even the interpreter cannot run as that user."""
+    project's packages and the installed packages the same command imports (learnt by
+    running it once as root with --no-raw, the code path of an unprivileged user), into
+    `tmp`, a directory every user can reach. None when even the interpreter cannot run as
+    that user."""
     python = os.path.realpath(sys.executable)
-    probe = subprocess.run(NOBODY + [sys.executable, "-c", IMPORTS], cwd=str(ROOT), capture_output=True)
-    if probe.returncode == 0:
+    if subprocess.run(NOBODY + [sys.executable, "-c", "import toolkit.cli"], cwd=str(ROOT),
+                      capture_output=True).returncode == 0:
         return [sys.executable], str(ROOT), None
     if subprocess.run(NOBODY + [python, "-c", "pass"], cwd="/", capture_output=True).returncode != 0:
         return None
-    # as root: every module file the probe path imports, by top-level package
-    files = subprocess.run([sys.executable, "-c", IMPORTS + "; import sys; print('\\n'.join("
-                            "m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))"],
-                           cwd=str(ROOT), capture_output=True, text=True, check=True).stdout.split()
-    copy = tmp
+    listing = tmp / "modules.txt"
+    L.run(L.client, [sys.executable, "-c", TRACED, str(listing), *argv, "--no-raw"], cwd=str(ROOT), check=True)
+    files = listing.read_text().split()
+    listing.unlink()
     # the most specific first: site-packages may sit inside the checkout (.venv)
     roots = sorted([str(ROOT)] + [p for p in sys.path if "-packages" in p], key=len, reverse=True)
     for f in files:
@@ -202,12 +206,12 @@ def readable_by_nobody(tmp: Path):
         if base is None:
             continue                      # the standard library: the interpreter's own
         top = Path(f).relative_to(base).parts[0]
-        src, dst = Path(base) / top, copy / top
+        src, dst = Path(base) / top, tmp / top
         if not dst.exists():
             (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
-    for d in [copy, *copy.rglob("*")]:
+    for d in [tmp, *tmp.rglob("*")]:
         d.chmod(0o755 if d.is_dir() else 0o644)
-    return [python], str(copy), {**os.environ, "PYTHONPATH": str(copy), "PYTHONNOUSERSITE": "1"}
+    return [python], str(tmp), {**os.environ, "PYTHONPATH": str(tmp), "PYTHONNOUSERSITE": "1"}
 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to drop root")
@@ -219,13 +223,13 @@ def test_not_root_says_what_was_skipped():
 
 
 def _not_root_says_what_was_skipped(tmp: Path):
-    how = readable_by_nobody(tmp)
-    if how is None:
-        pytest.skip("uid 65534 cannot run this Python interpreter (it sits in a directory that user cannot read)")
-    python, cwd, env = how
     with lab.scenario("bottleneck") as L:
-        res = L.run(L.client, NOBODY + python + ["-m", "toolkit", "probe", "--json", L.target, "--port", "21"],
-                    cwd=cwd, env=env)
+        argv = ["probe", "--json", L.target, "--port", "21"]
+        how = readable_by_nobody(L, argv, tmp)
+        if how is None:
+            pytest.skip("uid 65534 cannot run this Python interpreter (it sits in a directory that user cannot read)")
+        python, cwd, env = how
+        res = L.run(L.client, NOBODY + python + ["-m", "toolkit", *argv], cwd=cwd, env=env)
         assert res.returncode == 0, res.stderr
         assert res.stderr.count("\n") == 1 and "CAP_NET_RAW" in res.stderr and "Traceback" not in res.stderr
         d = json.loads(res.stdout)
