@@ -199,6 +199,8 @@ def readable_by_nobody(L: lab.Lab, argv, tmp: Path):
     L.run(L.client, [sys.executable, "-c", TRACED, str(listing), *argv, "--no-raw"], cwd=str(ROOT), check=True)
     files = listing.read_text().split()
     listing.unlink()
+    # that run taught the client's kernel the path MTU: forget it, as a fresh client would
+    L.run(L.client, ["ip", "-4", "route", "flush", "cache"], check=True)
     # the most specific first: site-packages may sit inside the checkout (.venv)
     roots = sorted([str(ROOT)] + [p for p in sys.path if "-packages" in p], key=len, reverse=True)
     for f in files:
