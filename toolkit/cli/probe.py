@@ -124,11 +124,11 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
             for r in runner.run(targets, opts, progress=(lambda _r: bar.update(1)) if bar else None):
                 for e in r.errors:
                     error(f"probe {e}")
-                done.append(r)
                 if as_json:
                     # one whole line at a time: an interrupt never leaves half an object
                     guard.STDOUT.write(json.dumps(r.to_dict(), allow_nan=False) + "\n")
                     guard.STDOUT.flush()
+                done.append(r)
         finally:
             if bar:
                 bar.__exit__(None, None, None)
