@@ -254,7 +254,7 @@ def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSen
                                 "down, or everything filtered")
         if v.rate_limited:
             r.add_finding("icmp-rate-limited", v.rate_limited, v.confidence or "medium")
-        findings.assess(r, echo_filtered=v.echo_filtered)
+        findings.assess(r, echo_filtered=v.echo_filtered, silence=v.silence_s)
     else:
         findings.assess(r)
     r.elapsed_s = round(time.monotonic() - t0, 3)
