@@ -9,15 +9,24 @@ those that send through AF_PACKET; for mssdiag this includes the TCP connections
 MSS check). The kernel's route cache is
 flushed in the client before each run so no tool profits from another's probes.
 
+With --repeat N it runs only mssdiag, N times back to back per scenario (route cache
+flushed each time), and counts the verdicts: how often the exact PMTU, how often a
+black hole and with what confidence, how often a PMTU below the expected one (issue 8:
+`--repeat 20 ratelimit10 lossy30`). --mssdiag PATH runs another build of the prober
+(say an older checkout's .venv/bin/mssdiag) against the same lab.
+
 Run as root:  .venv/bin/python benchmarks/probe_bench.py [--cap SECONDS] [SCENARIO...]
+              .venv/bin/python benchmarks/probe_bench.py --repeat 20 ratelimit10 lossy30
 Not a test: nothing here fails the suite on a slow machine.
 """
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import re
 import shutil
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -87,15 +96,54 @@ def run_scamper(L, cap):
     return dict(pmtu=pmtu, verdict=verdict, ok=ok, wall=wall, pkts=pkts)
 
 
+def repeat(name: str, n: int, cap: float, extra=()):
+    """mssdiag n times back to back on one lab: the verdicts it gave and how often."""
+    verdicts, walls, owns = collections.Counter(), [], []
+    below = high_bh = exact = 0
+    with lab.scenario(name) as L:
+        e = L.expect
+        for _ in range(n):
+            out, done, wall, _pkts = timed(L, [MSSDIAG, "probe", "--json", L.target, *extra], cap)
+            d = json.loads(out.splitlines()[0]) if done and out.strip() else {}
+            pmtu = d.get("pmtu")
+            verdicts[(pmtu, d.get("pmtu_method"), "black hole" if d.get("black_hole") else "-",
+                      d.get("confidence"))] += 1
+            exact += pmtu == e["pmtu"] and d.get("pmtu_method") == e["pmtu_method"] \
+                and d.get("black_hole") == e["black_hole"]
+            below += pmtu is not None and pmtu < e["pmtu"]
+            high_bh += bool(d.get("black_hole")) and d.get("confidence") == "high"
+            walls.append(wall)
+            owns.append(d.get("elapsed_s", wall))
+            print(f"{name}: {pmtu} {d.get('pmtu_method')} bh={d.get('black_hole')} {d.get('confidence')} "
+                  f"{wall:.2f} s", file=sys.stderr, flush=True)
+    rows = [[name + "".join(f" {x}" for x in extra), n, f"{e['pmtu']} {e['pmtu_method']}", f"{exact}/{n}", f"{below}/{n}", f"{high_bh}/{n}",
+             f"{statistics.median(owns):.2f}", f"{max(owns):.2f}",
+             "; ".join(f"{c}× {p} {m} {bh} {conf}" for (p, m, bh, conf), c in verdicts.most_common())]]
+    return rows
+
+
 def main() -> int:
+    global MSSDIAG
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("scenarios", nargs="*", default=SEVEN)
     ap.add_argument("--cap", type=float, default=120.0, help="longest a tool may run per scenario (s)")
+    ap.add_argument("--repeat", type=int, metavar="N", help="only mssdiag, N runs per scenario, verdicts counted")
+    ap.add_argument("--mssdiag", metavar="PATH", default=MSSDIAG, help="the mssdiag to run (default: this one)")
+    ap.add_argument("--probe-args", metavar="ARGS", default="", help="with --repeat: extra probe options, "
+                                                                     "e.g. '--icmp-wait 10'")
     args = ap.parse_args()
+    MSSDIAG = args.mssdiag
     missing = lab.missing_tools()
     if missing:
         print(f"probe_bench: cannot build labs: missing {', '.join(missing)}", file=sys.stderr)
         return 2
+    if args.repeat:
+        extra = args.probe_args.split()
+        rows = [r for name in args.scenarios for r in repeat(name, args.repeat, args.cap, extra)]
+        print(tabulate(rows, headers=["scenario", "runs", "expected", "exact", "pmtu below", "high-conf. BH",
+                                      "median own s", "max own s", "verdicts (pmtu method black-hole confidence)"],
+                       tablefmt="github"))
+        return 0
     tools = [("mssdiag probe", run_mssdiag)]
     notes = []
     for name, fn, binary in (("tracepath", run_tracepath, "tracepath"), ("scamper trace -M", run_scamper, "scamper")):

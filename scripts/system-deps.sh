@@ -5,6 +5,7 @@ set -u
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have ip || need+=(iproute2)
+have ping || need+=(iputils-ping)
 have iptables || need+=(iptables)
 have ip6tables || need+=(iptables)
 have tc || need+=(iproute2)
@@ -29,10 +30,11 @@ export DEBIAN_FRONTEND=noninteractive
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
 apt-get update -qq >/dev/null 2>&1 || true
 pkgs=$(printf '%s\n' "${need[@]}" | sort -u)
-if ! apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1; then
+# another apt run (a parallel `make test`) holds the dpkg lock for a while: wait for it
+if ! apt-get install -o DPkg::Lock::Timeout=300 -y -qq --no-install-recommends $pkgs >/dev/null 2>&1; then
   # one missing package must not cost the others
   for p in $pkgs; do
-    apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 \
+    apt-get install -o DPkg::Lock::Timeout=300 -y -qq --no-install-recommends "$p" >/dev/null 2>&1 \
       || echo "system-deps: could not install $p (tests that need it will skip)" >&2
   done
 fi

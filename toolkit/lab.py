@@ -6,16 +6,22 @@ line keep a lab alive so an engineer can reproduce a case by hand.
 
 Each lab gets its own namespace names (prefix "mssd" + random hex), so parallel test
 runs never collide; veth pairs are created straight inside the namespaces, so nothing
-is left in the root namespace. Every lab records itself in STATE_DIR so `lab down`
-can find it. Traffic only ever flows between the namespaces built here.
+is left in the root namespace. Every lab records itself in STATE_DIR (written whole,
+by rename) before it builds anything, so `lab down` can find even a half-built one, and
+an interrupted build removes what it made. `lab down` kills only processes it can prove
+are the lab's: those inside its namespaces, and its service when the pid still runs the
+service's command line with the lab's name and the recorded start time. Traffic only
+ever flows between the namespaces built here.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -25,6 +31,8 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 STATE_DIR = Path(os.environ.get("MSSDIAG_LAB_STATE", "/run/mssdiag-lab"))
 PREFIX = "mssd"
+PREFIX_RE = re.compile(r"mssd[0-9a-f]{6}")        # what up() makes: PREFIX + 3 random bytes
+SERVICE_MARK = "mssdiag-lab-service"               # in the service's argv, to prove it is ours
 BANNER_PORT = 21      # talks first, like ftp/smtp/telnet
 REQUEST_PORT = 80     # answers a request, like http
 DATA_BYTES = 6000     # enough for several full-size segments
@@ -32,6 +40,10 @@ DATA_BYTES = 6000     # enough for several full-size segments
 
 class LabError(Exception):
     """A lab could not be built or used; the message names the step."""
+
+
+def is_prefix(name: str) -> bool:
+    return bool(PREFIX_RE.fullmatch(name or ""))
 
 
 @dataclass
@@ -54,9 +66,21 @@ class Spec:
 DROP_FRAG_NEEDED = ("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed", "-j", "DROP")
 CLAMP_536 = ("iptables", "-t", "mangle", "-A", "FORWARD", "-p", "tcp", "--tcp-flags", "SYN,RST", "SYN",
              "-j", "TCPMSS", "--set-mss", "536")
-LOSS_10 = ("iptables", "-A", "FORWARD", "-m", "statistic", "--mode", "random", "--probability", "0.1", "-j", "DROP")
-LIMIT_FRAG_NEEDED = [("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed",
-                      "-m", "limit", "--limit", "1/second", "--limit-burst", "1", "-j", "ACCEPT"), DROP_FRAG_NEEDED]
+
+
+def limit_frag_needed(rate: str) -> List[Sequence[str]]:
+    """The router lets out at most `rate` ICMP frag-needed (iptables `limit`, burst 1)."""
+    return [("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed",
+             "-m", "limit", "--limit", rate, "--limit-burst", "1", "-j", "ACCEPT"), DROP_FRAG_NEEDED]
+
+
+def loss(share: float) -> Sequence[str]:
+    """The router drops this share of what it forwards, at random (no netem here)."""
+    return ("iptables", "-A", "FORWARD", "-m", "statistic", "--mode", "random", "--probability", f"{share:g}",
+            "-j", "DROP")
+
+
+LIMIT_FRAG_NEEDED = limit_frag_needed("1/second")
 # an "old router": its frag-needed carries next-hop MTU 0 (pre-RFC 1191), rewritten by nft
 MTU_ZERO = ("nft", "add table ip mssdiag ; add chain ip mssdiag out { type filter hook output priority 0 ; } ; "
                    "add rule ip mssdiag out icmp type destination-unreachable icmp code frag-needed icmp mtu set 0")
@@ -91,13 +115,21 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
                      mss=dict(sent=1440, synack=1340, used=1328), codes={"pmtu-reduced"})),
     # robustness cases beyond the seven of issue 3
     Spec("lossy", "as bottleneck, and the router drops 10% of the packets it forwards (random loss)",
-         mtus=(1500, 1400), router_rules=[LOSS_10],
+         mtus=(1500, 1400), router_rules=[loss(0.1)],
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
     Spec("lossyhole", "as blackhole, and the router drops 10% of the packets it forwards",
-         mtus=(1500, 1400), router_rules=[DROP_FRAG_NEEDED, LOSS_10],
+         mtus=(1500, 1400), router_rules=[DROP_FRAG_NEEDED, loss(0.1)],
          expect=dict(pmtu=1400, pmtu_method="inferred", black_hole=True, hop="10.0.1.1")),
     Spec("ratelimit", "as bottleneck, but the router sends at most one ICMP frag-needed a second",
          mtus=(1500, 1400), router_rules=LIMIT_FRAG_NEEDED,
+         expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
+    # issue 8: slow ICMP is not a black hole, heavy loss never pulls the PMTU below what
+    # the router reported
+    Spec("ratelimit10", "as bottleneck, but the router sends at most one ICMP frag-needed every 10 s",
+         mtus=(1500, 1400), router_rules=limit_frag_needed("6/minute"),
+         expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
+    Spec("lossy30", "as bottleneck, and the router drops 30% of the packets it forwards (its ICMP gets out)",
+         mtus=(1500, 1400), router_rules=[loss(0.3)],
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
     Spec("oldrouter", "as bottleneck, but the router's frag-needed says next-hop MTU 0 (RFC 1191 plateaus)",
          mtus=(1500, 1400), router_rules=[MTU_ZERO], needs=("nft",),
@@ -115,7 +147,8 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
 # The target's services: a banner port that talks first and a request port that answers.
 SERVICE = r"""
 import socket, sys, threading
-maxseg = int(sys.argv[1]); size = int(sys.argv[2]); ports = [int(p) for p in sys.argv[3:]]
+# argv: mark, lab prefix (so `lab down` can prove the process is this lab's), maxseg, size, ports
+maxseg = int(sys.argv[3]); size = int(sys.argv[4]); ports = [int(p) for p in sys.argv[5:]]
 def serve(port, talk_first):
     fam = socket.AF_INET6
     s = socket.socket(fam, socket.SOCK_STREAM)
@@ -208,8 +241,8 @@ class Lab:
 
     # ---- build -----------------------------------------------------------------------
     def build(self) -> None:
-        STATE_DIR.mkdir(parents=True, exist_ok=True)
-        (STATE_DIR / f"{self.prefix}.json").write_text(json.dumps(self.describe()))
+        # recorded before anything exists, so an interrupted build can always be found
+        write_state(self.prefix, {**self.describe(), "status": "building", "builder_pid": os.getpid()})
         for ns in self.namespaces:
             _sh(["ip", "netns", "add", ns], "create namespace")
             self._ns(ns, ["ip", "link", "set", "lo", "up"])
@@ -271,47 +304,160 @@ class Lab:
         self._ns(ns, ["ip", "-6", "route", "add", net6 or dest, "via", f"fd00:{net}::{host}"])
 
     def _start_service(self) -> None:
-        argv = ["ip", "netns", "exec", self.target_ns, sys.executable, "-c", SERVICE,
+        # `ip netns exec` execs the command in place: the pid is the service's own
+        argv = ["ip", "netns", "exec", self.target_ns, sys.executable, "-c", SERVICE, SERVICE_MARK, self.prefix,
                 str(self.spec.target_maxseg or 0), str(DATA_BYTES), *map(str, self.ports)]
         log = STATE_DIR / f"{self.prefix}.log"
-        with open(log, "w") as err:
+        try:
+            err = open(log, "w")
+        except OSError as exc:
+            raise LabError(f"cannot write {log}: {exc.strerror or exc}") from None
+        with err:
             # its own session: `lab up` returns while the service keeps running
             self._service = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                              stderr=err, text=True, start_new_session=True)
         line = self._service.stdout.readline()
         if line.strip() != "ready":
             raise LabError(f"lab {self.name}: target service did not start: {log.read_text().strip()[-300:]}")
-        state = STATE_DIR / f"{self.prefix}.json"
-        data = json.loads(state.read_text())
-        data["service_pid"] = self._service.pid
-        state.write_text(json.dumps(data))
+        write_state(self.prefix, {**self.describe(), "status": "up", "service_pid": self._service.pid,
+                                  "service_start": _start_time(self._service.pid)})
 
-    def close(self) -> None:
+    def close(self) -> List[str]:
+        """Stop the service and remove the lab; returns what could not be removed."""
         if self._service is not None:
             with contextlib.suppress(Exception):
-                self._service.kill()
+                self._service.kill()      # the child we started ourselves
                 self._service.wait(5)
             self._service = None
-        teardown(self.prefix)
+        return teardown(self.prefix)
 
 
-def teardown(prefix: str) -> None:
-    """Remove one lab's namespaces (killing what runs in them) and its state file."""
-    state = STATE_DIR / f"{prefix}.json"
-    with contextlib.suppress(Exception):
-        pid = json.loads(state.read_text()).get("service_pid")
-        if pid:
-            os.kill(int(pid), 9)
-    for ns in existing_namespaces():
-        if ns == prefix or ns.startswith(prefix + "-"):
-            pids = _sh(["ip", "netns", "pids", ns], "list pids", check=False).stdout.split()
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, ValueError):
-                    os.kill(int(pid), 9)
-            _sh(["ip", "netns", "del", ns], "delete namespace", check=False)
-    for path in (state, STATE_DIR / f"{prefix}.log"):
-        with contextlib.suppress(FileNotFoundError):
+# ---- state: one JSON file per lab in STATE_DIR, written whole by rename ------------------
+def write_state(prefix: str, data: Dict) -> None:
+    path = STATE_DIR / f"{prefix}.json"
+    tmp = STATE_DIR / f".{prefix}.json.{os.getpid()}.tmp"
+    try:
+        STATE_DIR.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w") as fh:
+            fh.write(json.dumps(data))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise LabError(f"cannot write lab state {path}: {exc.strerror or exc}") from None
+
+
+def read_state(prefix: str) -> Dict:
+    """The recorded state of one lab, always with "prefix"; "damaged" says why a file
+    could not be used (the lab can still be removed by its name)."""
+    path = STATE_DIR / f"{prefix}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"prefix": prefix, "damaged": "no state file"}
+    except OSError as exc:
+        return {"prefix": prefix, "damaged": f"cannot read {path}: {exc.strerror or exc}"}
+    except (ValueError, UnicodeError) as exc:
+        return {"prefix": prefix, "damaged": f"{path} is not lab state ({str(exc)[:80]})"}
+    if not isinstance(data, dict):
+        return {"prefix": prefix, "damaged": f"{path} is not lab state (not an object)"}
+    if data.get("prefix") != prefix:
+        return {**data, "prefix": prefix, "damaged": f"{path} names lab {str(data.get('prefix'))[:20]!r}, "
+                                                     "not its own file name"}
+    return data
+
+
+def labs() -> List[Dict]:
+    """Labs recorded in STATE_DIR (built by `lab up`, still being built, or damaged).
+    Raises LabError when the directory itself cannot be read."""
+    try:
+        if not STATE_DIR.exists():
+            return []
+        if not STATE_DIR.is_dir():
+            raise LabError(f"lab state {STATE_DIR} is not a directory")
+        names = sorted(p.name for p in STATE_DIR.iterdir())
+    except OSError as exc:
+        raise LabError(f"cannot read lab state {STATE_DIR}: {exc.strerror or exc}") from None
+    out = []
+    for name in names:
+        if name.endswith(".json") and is_prefix(name[:-5]):
+            info = read_state(name[:-5])
+            if info.get("status") == "building" and not _alive(info.get("builder_pid")):
+                info["status"] = "incomplete"      # its builder died (SIGKILL): half a lab
+            out.append(info)
+    return out
+
+
+def _alive(pid) -> bool:
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _start_time(pid: int) -> Optional[int]:
+    """The process's start time in clock ticks since boot (/proc/PID/stat field 22)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat.rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _is_our_service(pid, prefix: str, start) -> bool:
+    """True only when pid runs this lab's service: our mark and the lab's name in its
+    command line, and the start time we recorded (a reused pid fails)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 1:
+        return False
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    if SERVICE_MARK.encode() not in argv or prefix.encode() not in argv:
+        return False
+    return start is not None and _start_time(pid) == start
+
+
+def lab_namespaces(prefix: str) -> List[str]:
+    """This lab's namespaces that exist now: PREFIX-c, PREFIX-r1..., PREFIX-t, nothing else."""
+    pattern = re.compile(re.escape(prefix) + r"-(c|t|r[0-9]+)")
+    return [ns for ns in existing_namespaces() if pattern.fullmatch(ns)]
+
+
+def teardown(prefix: str) -> List[str]:
+    """Remove one lab: its namespaces (and what runs inside them), its service when it is
+    provably ours, its state and log. Returns what could not be done, one line each."""
+    if not is_prefix(prefix):
+        return [f"{prefix!r} is not a lab name"]
+    problems = []
+    info = read_state(prefix)
+    pid, start = info.get("service_pid"), info.get("service_start")
+    if _is_our_service(pid, prefix, start):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for ns in lab_namespaces(prefix):
+        # whatever runs inside the lab's own namespace belongs to the lab
+        for p in _sh(["ip", "netns", "pids", ns], "list pids", check=False).stdout.split():
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(p), signal.SIGKILL)
+        res = _sh(["ip", "netns", "del", ns], "delete namespace", check=False)
+        if res.returncode != 0:
+            problems.append(f"{prefix}: cannot delete namespace {ns}: {res.stderr.strip()}")
+    for path in (STATE_DIR / f"{prefix}.json", STATE_DIR / f"{prefix}.log"):
+        try:
             path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            problems.append(f"{prefix}: cannot remove {path}: {exc.strerror or exc}")
+    return problems
 
 
 def existing_namespaces() -> List[str]:
@@ -319,27 +465,35 @@ def existing_namespaces() -> List[str]:
     return [line.split()[0] for line in res.stdout.splitlines() if line.strip()]
 
 
-def labs() -> List[Dict]:
-    """Labs recorded in STATE_DIR (built by `lab up` or still running)."""
-    out = []
-    for path in sorted(STATE_DIR.glob(f"{PREFIX}*.json")) if STATE_DIR.is_dir() else []:
-        with contextlib.suppress(ValueError, OSError):
-            out.append(json.loads(path.read_text()))
-    return out
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP wait until the teardown inside is done."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def up(name: str, prefix: Optional[str] = None) -> Lab:
-    """Build scenario `name` and leave it running; returns the Lab (close() or `lab down`)."""
+    """Build scenario `name` and leave it running; returns the Lab (close() or `lab down`).
+    Anything that stops the build (an error, SIGINT, or SIGTERM/SIGHUP where the caller
+    turns them into exceptions as the CLI does) removes what was built."""
     if name not in SCENARIOS:
         raise LabError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
     missing = missing_tools() + [t for t in SCENARIOS[name].needs if shutil.which(t) is None]
     if missing:
         raise LabError(f"cannot build lab {name}: missing {', '.join(missing)}")
-    lab = Lab(SCENARIOS[name], prefix or f"{PREFIX}{secrets.token_hex(3)}")
+    prefix = prefix or f"{PREFIX}{secrets.token_hex(3)}"
+    if not is_prefix(prefix):
+        raise LabError(f"{prefix!r} is not a lab name ({PREFIX} and 6 hex digits)")
+    lab = Lab(SCENARIOS[name], prefix)
     try:
         lab.build()
     except BaseException:
-        lab.close()
+        with _signals_held():
+            lab.close()
         raise
     return lab
 

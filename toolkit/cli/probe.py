@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import typer
 
+from toolkit.cli import guard
 from toolkit.output import error, table
 
 PORT_HELP = "TCP port(s) for the MSS check: 21,25,80 or 20-23. Banner services talk first; use --send for others."
@@ -24,6 +25,8 @@ def parse_ports(text: Optional[str]) -> List[int]:
         if not lo.isdigit() or (hi and not hi.isdigit()):
             raise ValueError(f"{part!r} is not a port number or range")
         a, b = int(lo), int(hi or lo)
+        if a > b:
+            raise ValueError(f"{part!r} runs backwards (did you mean {b}-{a}?)")
         if not (1 <= a <= b <= 65535):
             raise ValueError(f"{part!r} is outside 1-65535")
         if b - a >= 1024:
@@ -68,12 +71,28 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
           as_json: bool = typer.Option(False, "--json", help="One JSON object per target, one a line."),
           rate: float = typer.Option(100.0, "--rate", metavar="PPS", help="Probes per second, all targets together."),
           timeout: float = typer.Option(1.0, "--timeout", metavar="S", help="Longest wait for any one answer."),
+          icmp_wait: float = typer.Option(1.0, "--icmp-wait", metavar="S",
+                                          help="Silence to wait for before calling a black hole: a router that "
+                                               "rate-limits its 'fragmentation needed' to fewer than one per S "
+                                               "seconds looks like one until then. Black holes are 'high' "
+                                               "confidence only with 10 or more."),
           send: Optional[str] = typer.Option(None, "--send", metavar="TEXT",
                                              help="Sent to ports that stay silent, e.g. 'GET / HTTP/1.0\\r\\n\\r\\n' "
                                                   "(backslash escapes understood)."),
           no_raw: bool = typer.Option(False, "--no-raw", help="Plain sockets only, as without root."),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")) -> None:
-    """Probe live hosts: path MTU with DF probes, black holes, and the MSS advertised and used."""
+    """Probe live hosts: path MTU with DF probes, black holes, and the MSS advertised and used.
+
+    Exit: 0 all targets answered, 1 none did (or stdout failed), 3 some did not, 2 bad usage.
+
+    Examples:
+
+      mssdiag probe 192.0.2.10 --port 23
+
+      mssdiag probe web1 web2 --port 80 --send 'GET / HTTP/1.0\\r\\n\\r\\n' --json
+
+      mssdiag probe 10.1.2.3 --icmp-wait 10
+    """
     ports, text = ports_and_text(port, send)
     if ipv4 and ipv6:
         error("-4 and -6: choose one")
@@ -84,42 +103,43 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
     if not 0 < timeout <= 60:
         error(f"--timeout {timeout:g}: must be above 0 and at most 60 seconds")
         raise typer.Exit(2)
+    if not 0 <= icmp_wait <= 120:
+        error(f"--icmp-wait {icmp_wait:g}: must be between 0 and 120 seconds")
+        raise typer.Exit(2)
     from toolkit.probe import runner
     opts = runner.Options(ports=ports, family="ipv4" if ipv4 else "ipv6" if ipv6 else None, rate=rate,
-                          timeout=timeout, send_text=text, raw=False if no_raw else None)
-    why = runner.raw_allowed() if not no_raw else None
-    if why:
-        error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "
-              "UDP socket probes and TCP_INFO only (see 'skipped')")
-    failed = 0
-    results = []
-    show_bar = not quiet and sys.stderr.isatty() and len(targets) > 1
-    bar = typer.progressbar(length=len(targets), label="probing", file=sys.stderr) if show_bar else None
-    try:
-        if bar:
-            bar.__enter__()
-        for r in runner.run(targets, opts, progress=(lambda _r: bar.update(1)) if bar else None):
-            for e in r.errors:
-                error(f"probe {e}")
-            failed += bool(r.errors)
-            if as_json:
-                sys.stdout.write(json.dumps(r.to_dict()) + "\n")
-                sys.stdout.flush()
-            else:
-                results.append(r)
-    except KeyboardInterrupt:
-        error("probe: interrupted")
-        raise typer.Exit(130)
-    finally:
-        if bar:
-            bar.__exit__(None, None, None)
-    if not as_json:
-        table((_row(r) for r in results if not r.errors or r.address), HEADERS)
-        for r in results:
-            for f in r.findings:
-                typer.echo(f"{r.target}: [{f['code']}] {f['text']} (confidence {f['confidence']})")
-            for s in r.skipped:
-                typer.echo(f"{r.target}: skipped: {s}")
+                          timeout=timeout, send_text=text, raw=False if no_raw else None, icmp_wait=icmp_wait)
+    done: List = []
+    detail = lambda: f" after {len(done)} of {len(targets)} target(s)"  # noqa: E731
+    with guard.clean_end("probe", detail, hard=True):
+        why = runner.raw_allowed() if not no_raw else None
+        if why:
+            error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "
+                  "UDP socket probes and TCP_INFO only (see 'skipped')")
+        show_bar = not quiet and sys.stderr.isatty() and len(targets) > 1
+        bar = typer.progressbar(length=len(targets), label="probing", file=sys.stderr) if show_bar else None
+        try:
+            if bar:
+                bar.__enter__()
+            for r in runner.run(targets, opts, progress=(lambda _r: bar.update(1)) if bar else None):
+                for e in r.errors:
+                    error(f"probe {e}")
+                if as_json:
+                    # one whole line at a time: an interrupt never leaves half an object
+                    guard.STDOUT.write(json.dumps(r.to_dict(), allow_nan=False) + "\n")
+                    guard.STDOUT.flush()
+                done.append(r)
+        finally:
+            if bar:
+                bar.__exit__(None, None, None)
+        if not as_json:
+            table((_row(r) for r in done if not r.errors or r.address), HEADERS, out=guard.STDOUT)
+            for r in done:
+                for f in r.findings:
+                    guard.STDOUT.line(f"{r.target}: [{f['code']}] {f['text']} (confidence {f['confidence']})")
+                for s in r.skipped:
+                    guard.STDOUT.line(f"{r.target}: skipped: {s}")
+    failed = sum(bool(r.errors) for r in done)
     if failed:
         raise typer.Exit(3 if failed < len(targets) else 1)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
+from toolkit.probe.pmtu import HIGH_SILENCE
 from toolkit.probe.result import ProbeResult
 
 LEGACY_MSS = (512, 536)      # TCP_OS before VOS 14.7 used 512, STCP and TCP_OS since 536 (seed 004)
@@ -14,8 +15,9 @@ def path_mss(r: ProbeResult) -> Optional[int]:
     return r.pmtu - (60 if r.family == "ipv6" else 40)
 
 
-def assess(r: ProbeResult, echo_filtered: bool = False) -> None:
-    """Append findings to r (its pmtu, black_hole, mss_ports are filled in)."""
+def assess(r: ProbeResult, echo_filtered: bool = False, silence: Optional[float] = None) -> None:
+    """Append findings to r (its pmtu, black_hole, mss_ports are filled in); `silence` is
+    how long the search heard no ICMP above the answer before it called a black hole."""
     conf = r.confidence or "high"
     pm = path_mss(r)
     if echo_filtered:
@@ -27,8 +29,12 @@ def assess(r: ProbeResult, echo_filtered: bool = False) -> None:
                       f"TCP segments must stay at or below MSS {pm}", conf)
     if r.black_hole:
         where = f" after {r.hop}" if r.hop else ""
+        why = ""
+        if silence is not None and silence < HIGH_SILENCE:
+            why = (f" (no ICMP came for {silence:.1f} s; a router that sends it less often than that looks "
+                   f"the same: --icmp-wait {HIGH_SILENCE:g} tells them apart)")
         r.add_finding("pmtud-black-hole",
-                      f"DF packets above {r.pmtu} bytes vanish{where} without ICMP 'fragmentation needed': "
+                      f"DF packets above {r.pmtu} bytes vanish{where} without ICMP 'fragmentation needed'{why}: "
                       f"TCP sessions that send segments above MSS {pm} will hang (PMTU discovery cannot work); "
                       f"clamp the MSS to {pm} or let that ICMP through", conf)
     for m in r.mss_ports:

@@ -106,6 +106,27 @@ def parse_ip(data: bytes) -> Optional[Packet]:
     return None
 
 
+# ICMP "destination unreachable" codes, named as routers mean them (RFC 792, 1122, 1812;
+# ICMPv6: RFC 4443). Code 4 (fragmentation needed) is a "too big", not an unreachable.
+UNREACH_V4 = {0: "network unreachable", 1: "host unreachable", 2: "protocol unreachable",
+              3: "port unreachable", 5: "source route failed", 6: "destination network unknown",
+              7: "destination host unknown", 8: "source host isolated",
+              9: "network administratively prohibited", 10: "host administratively prohibited",
+              11: "network unreachable for TOS", 12: "host unreachable for TOS",
+              13: "communication administratively prohibited", 14: "host precedence violation",
+              15: "precedence cutoff in effect"}
+UNREACH_V6 = {0: "no route to destination", 1: "communication administratively prohibited",
+              2: "beyond scope of source address", 3: "address unreachable", 4: "port unreachable",
+              5: "source address failed ingress/egress policy", 6: "reject route to destination"}
+
+
+def unreach_reason(family: str, code: int) -> str:
+    """'host unreachable (ICMP type 3 code 1)' and the like."""
+    if family == "ipv6":
+        return f"{UNREACH_V6.get(code, 'destination unreachable')} (ICMPv6 type 1 code {code})"
+    return f"{UNREACH_V4.get(code, 'destination unreachable')} (ICMP type 3 code {code})"
+
+
 @dataclass
 class Reply:
     """What one received packet says about one of our probes."""
@@ -117,6 +138,7 @@ class Reply:
     mtu: Optional[int] = None
     quoted_len: Optional[int] = None   # total length of the quoted probe
     ttl: Optional[int] = None          # TTL / hop limit the reply arrived with
+    reason: Optional[str] = None       # for "unreach": what the router said, named
 
 
 def classify(pkt: Packet) -> Optional[Reply]:
@@ -139,9 +161,10 @@ def classify(pkt: Packet) -> Optional[Reply]:
             if code == 4:
                 return Reply(inner.dst, *k, "toobig", pkt.src, mtu=struct.unpack("!H", l4[6:8])[0],
                              quoted_len=inner.total)
-            if code == 3 and pkt.src == inner.dst:
+            if pkt.src == inner.dst:
+                # the target itself refused it (port unreachable, a REJECT rule): it got there
                 return Reply(inner.dst, *k, "pass", pkt.src, ttl=pkt.ttl)
-            return Reply(inner.dst, *k, "unreach", pkt.src)
+            return Reply(inner.dst, *k, "unreach", pkt.src, reason=unreach_reason("ipv4", code))
         return None
     if pkt.proto == 58 and len(l4) >= 8:
         t, code = l4[0], l4[1]
@@ -160,9 +183,9 @@ def classify(pkt: Packet) -> Optional[Reply]:
                              quoted_len=inner.total)
             if t == 3:
                 return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=inner.total)
-            if code == 4 and pkt.src == inner.dst:
+            if pkt.src == inner.dst:
                 return Reply(inner.dst, *k, "pass", pkt.src, ttl=pkt.ttl)
-            return Reply(inner.dst, *k, "unreach", pkt.src)
+            return Reply(inner.dst, *k, "unreach", pkt.src, reason=unreach_reason("ipv6", code))
         return None
     if pkt.proto == 6 and len(l4) >= 20:
         flags = l4[13]

@@ -11,19 +11,31 @@ The search keeps the largest size that got through (`lo`) and the smallest that 
   plateau below the probe is tried next;
 - without ICMP the gap is cut into up to 9 parts per round (8 probes in flight);
 - a size that vanished while a larger one passed was lost, not too big;
-- before calling a black hole, the boundary is re-tested (3 probes just above, 2 at the
-  found size), so random loss is not mistaken for one, and asked once more after a 1 s
-  pause, so a router that rate-limits its ICMP is not either; the confidence says how
-  clean the path looked;
-- for a black hole, TTL-limited probes of the failing size find the last router that
-  still receives them.
+- every round ends with a control probe of a size known to pass: silence counts as
+  evidence only from rounds whose control came back (the target was answering then, so
+  a target that rate-limits its own answers, or a burst of loss, is not taken for a size
+  limit);
+- silence is weighed against the loss seen on sizes that pass: a size fails on silence
+  alone only when losing every probe of it by chance is unlikely (below 1 %, and below
+  1 in 10,000 for a size a router vouched for by reporting a next-hop MTU at or above it,
+  so loss never pulls the answer below a reported MTU);
+- silence also has to last: a router that rate-limits its ICMP sends nothing for a while,
+  then answers. Before calling a black hole the size just above the answer is asked again
+  `icmp_wait` seconds after the silence began (1 s by default), and 10 s when the evidence
+  says the path's routers do send "fragmentation needed" (one said "too big" without a
+  usable MTU, the kernel had learned this very PMTU from an ICMP, another target's router
+  reported it in this run). Only silence of 10 s or more gives a high-confidence black
+  hole; a router on the path known to send such ICMP is rate-limiting, not a black hole;
+- TTL-limited probes of the failing size find the last router that still receives them.
 """
 from __future__ import annotations
 
+import math
 import queue
+import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from toolkit.probe.packets import Reply
 
@@ -34,7 +46,17 @@ SMALL = {"ipv4": 576, "ipv6": 1280}
 MIN_WAIT = 0.1
 SPLIT = 8
 MAX_RETESTS = 6
-RATE_LIMIT_PAUSE = 1.0   # s of silence before the last word on a black hole
+PICK_TRIES = 3          # rounds to find a probe method that the target answers
+LINGER = 1.5            # s to wait for late ICMP errors when nothing answered
+ICMP_WAIT = 1.0         # s of silence before the last word on a black hole (--icmp-wait)
+LONG_WAIT = 10.0        # s of silence when the evidence says the routers do send ICMP
+HIGH_SILENCE = 10.0     # a black hole is "high" confidence only after this much silence
+ALPHA = 0.01            # accepted chance that silence at a size was nothing but loss
+ALPHA_VOUCHED = 1e-4    # the same for a size at or below a next-hop MTU a router reported
+
+
+class Interrupted(Exception):
+    """The run was asked to stop (SIGINT / SIGTERM) while this search was under way."""
 
 
 def plateau_below(size: int) -> int:
@@ -56,6 +78,7 @@ class Sent:
 class Outcome:
     passed: int = 0
     vanished: int = 0
+    silent: int = 0           # vanished in a round whose control probe came back
     toobig: List[Tuple[int, str]] = field(default_factory=list)   # (reported mtu, source)
     refused: int = 0          # the local stack would not send it
 
@@ -74,16 +97,26 @@ class Verdict:
     rtt: Optional[float] = None
     reply_ttl: Optional[int] = None
     hop_index: Optional[int] = None       # for a black hole: hops that still receive big probes
+    silence_s: Optional[float] = None     # for an inferred verdict: how long the silence above lasted
+    rate_limited: Optional[str] = None    # why we believe a router rate-limits its ICMP, if we do
+    unreachable: List[Tuple[str, str]] = field(default_factory=list)   # (source, reason) of unreachables
     notes: List[str] = field(default_factory=list)
 
 
 class Search:
     """One target's PMTU search. `send(method, size, key, ttl)` puts a probe on the wire
-    (raising OSError on a local refusal); replies arrive on `replies`."""
+    (raising OSError on a local refusal); replies arrive on `replies`.
+
+    `reporters` is shared by every target of a run: router address -> next-hop MTUs it
+    reported (0 for a "too big" without a usable MTU), so silence behind a router that
+    answered another target is not taken for a black hole. `cached_pmtu` is the path MTU
+    the kernel had learned for the target before the run. `stop` ends the search early."""
 
     def __init__(self, family: str, local_mtu: int, send: Callable[[str, int, int, int], None],
                  replies: "queue.Queue[Reply]", timeout: float = 1.0, tcp_port: Optional[int] = None,
-                 methods: Tuple[str, ...] = ("icmp", "udp", "tcp")):
+                 methods: Tuple[str, ...] = ("icmp", "udp", "tcp"), icmp_wait: float = ICMP_WAIT,
+                 cached_pmtu: Optional[int] = None, reporters: Optional[Dict[str, Set[int]]] = None,
+                 stop: Optional[threading.Event] = None):
         self.family = family
         self.local_mtu = min(local_mtu, 65535)
         self._send = send
@@ -91,12 +124,19 @@ class Search:
         self.timeout = timeout
         self.tcp_port = tcp_port
         self.methods = tuple(m for m in methods if m != "tcp" or tcp_port)
+        self.icmp_wait = icmp_wait
+        self.cached_pmtu = cached_pmtu
+        self.reporters = reporters if reporters is not None else {}
+        self.stop = stop or threading.Event()
         self.sent: Dict[int, Sent] = {}
         self.key = 0
         self.outcomes: Dict[int, Outcome] = {}
+        self.log: List[Tuple[int, float, str]] = []     # (size, sent at, pass|toobig|silent) at full TTL
+        self.unsure: Optional[str] = None                # why the answer is a best guess
         self.rtts: List[float] = []
         self.v = Verdict()
         self.ttl_replies: Dict[int, str] = {}
+        self.heard = 0            # ICMP errors of any kind seen (the path is alive)
 
     # ---- sending and collecting -------------------------------------------------
     def _next_key(self) -> int:
@@ -105,6 +145,8 @@ class Search:
 
     def _round(self, probes: List[Tuple[str, int, int]], cap: Optional[float] = None) -> Dict[int, List[Reply]]:
         """Send probes (method, size, ttl) together; wait for their answers. Returns key -> replies."""
+        if self.stop.is_set():
+            raise Interrupted()
         self.v.rounds += 1
         keys = {}
         for method, size, ttl in probes:
@@ -131,20 +173,51 @@ class Search:
             if now >= limit:
                 break
             try:
-                r = self.replies.get(timeout=limit - now)
+                r = self.replies.get(timeout=min(0.1, limit - now))
             except queue.Empty:
-                break
+                if self.stop.is_set():
+                    raise Interrupted() from None
+                continue
+            self._heard(r)
             if r.key not in keys:
                 continue           # a late answer to an earlier round
             keys[r.key].append(r)
             pending.discard(r.key)
+            if r.kind == "toobig":
+                s = self.sent[r.key]
+                self.reporters.setdefault(r.source, set()).add(r.mtu if self._valid(r.mtu or 0, s.size) else 0)
             if r.kind == "pass":
                 self.rtts.append(time.monotonic() - self.sent[r.key].at)
                 if r.ttl is not None:
                     self.v.reply_ttl = r.ttl
         return keys
 
+    def _heard(self, r: Reply) -> None:
+        """Bookkeeping for every reply, late ones too: ICMP errors say the path is alive, and
+        an unreachable (a router giving up on ARP after seconds, say) is worth naming."""
+        if r.kind in ("toobig", "unreach", "ttl"):
+            self.heard += 1
+        if r.kind == "unreach":
+            said = (r.source, r.reason or "destination unreachable")
+            if said not in self.v.unreachable:
+                self.v.unreachable.append(said)
+
+    def _linger(self, seconds: float) -> None:
+        """Nothing answered: wait a little for late errors (a router's 'host unreachable'
+        comes only when its ARP / neighbour discovery gives up, ~3 s after the first probe)."""
+        end = time.monotonic() + seconds
+        while not self.v.unreachable and time.monotonic() < end:
+            try:
+                self._heard(self.replies.get(timeout=min(0.1, max(0.0, end - time.monotonic()))))
+            except queue.Empty:
+                if self.stop.is_set():
+                    raise Interrupted() from None
+
     def _record(self, answers: Dict[int, List[Reply]]) -> None:
+        full = [k for k in answers if self.sent[k].ttl == 64]
+        # the round's last probe is a size that passes (a control): if it came back, the
+        # target was answering during this round, and silence above means something
+        live = bool(full) and any(r.kind == "pass" for r in answers[full[-1]])
         for k, replies in answers.items():
             s = self.sent[k]
             if s.ttl != 64:
@@ -153,26 +226,63 @@ class Search:
                         self.ttl_replies[s.ttl] = r.source
                 continue
             o = self.outcomes.setdefault(s.size, Outcome())
-            if not replies:
+            if not any(r.kind in ("pass", "toobig") for r in replies):
                 o.vanished += 1
+                if live:
+                    o.silent += 1
+                    self.log.append((s.size, s.at, "silent"))
             for r in replies:
                 if r.kind == "pass":
                     o.passed += 1
+                    self.log.append((s.size, s.at, "pass"))
                 elif r.kind == "toobig":
                     o.toobig.append((r.mtu or 0, r.source))
+                    self.log.append((s.size, s.at, "toobig"))
                 elif r.kind == "unreach":
-                    self.v.notes.append(f"{r.source} answered a {s.size}-byte probe with destination unreachable")
+                    note = f"{r.source} answered a {s.size}-byte probe with '{r.reason or 'destination unreachable'}'"
+                    if note not in self.v.notes:
+                        self.v.notes.append(note)
+
+    def _sleep_until(self, t: float) -> None:
+        if self.stop.wait(max(0.0, t - time.monotonic())):
+            raise Interrupted()
 
     # ---- reading the evidence -----------------------------------------------------
     def _valid(self, mtu: int, size: int) -> bool:
         return MIN_MTU[self.family] <= mtu < size
 
+    def _vouched(self) -> int:
+        """The largest next-hop MTU a router reported: sizes up to it pass that router."""
+        return max((m for s, o in self.outcomes.items() for m, _ in o.toobig if self._valid(m, s)), default=0)
+
+    def _loss(self, lo: int) -> Tuple[int, int]:
+        """(passed, lost) among probes of sizes that pass (at most lo)."""
+        ok = sum(o.passed for s, o in self.outcomes.items() if s <= lo)
+        lost = sum(o.vanished for s, o in self.outcomes.items() if s <= lo)
+        return ok, lost
+
+    def _needed(self, size: int, lo: int) -> int:
+        """How many probes of `size` (or between lo and it) must vanish before silence, not
+        loss, is the likely reason: the loss rate of sizes that pass, with a prior of one
+        pass and one loss, raised to that power is below ALPHA."""
+        ok, lost = self._loss(lo)
+        q = (lost + 1) / (ok + lost + 2)
+        alpha = ALPHA_VOUCHED if size <= self._vouched() else ALPHA
+        return max(1, math.ceil(math.log(alpha) / math.log(q)))
+
+    def _silent_enough(self, lo: int, size: int) -> bool:
+        lost = sum(o.silent for s, o in self.outcomes.items() if lo < s <= size and not o.passed)
+        return lost >= self._needed(size, lo)
+
     def _bounds(self) -> Tuple[Optional[int], int, List[int]]:
-        """(largest size that passed, smallest size above it that failed, MTUs to try next)."""
+        """(largest size that passed, smallest size above it that failed, sizes to probe next).
+        A size a router vouched for that only vanished is probed again until its silence
+        cannot be loss."""
         passed = [s for s, o in self.outcomes.items() if o.passed]
         lo = max(passed) if passed else None
         hi = self.local_mtu + 1
-        suggest = []
+        vouched = self._vouched() if lo is not None else 0
+        suggest, again = [], []
         for size, o in self.outcomes.items():
             if lo is not None and size <= lo:
                 continue
@@ -183,10 +293,15 @@ class Search:
                 else:
                     hi = min(hi, size)
                     suggest.append(plateau_below(size))
-            if (o.vanished or o.refused) and not o.toobig:
+            if o.toobig:
+                continue
+            if o.vanished and size <= vouched and not self._silent_enough(lo, size):
+                again.append(size)
+            elif o.vanished or o.refused:
                 hi = min(hi, size)
         floor = lo if lo is not None else 0
         nxt = sorted({m for m in suggest if floor < m < hi and m not in self.outcomes}, reverse=True)
+        nxt += [s for s in sorted(again, reverse=True) if s < hi for _ in range(2)]
         return lo, hi, nxt
 
     def _icmp_source(self, lo: int) -> Optional[str]:
@@ -201,6 +316,35 @@ class Search:
                     best = src
         return best
 
+    def _silence(self, lo: int, hi: int) -> Tuple[float, float]:
+        """(first, last) send time of probes above lo that vanished since the last probe a
+        router called too big without vouching for hi: how long the silence has lasted."""
+        icmp = [at for size, at, kind in self.log if kind == "toobig" and size >= hi
+                and not any(self._valid(m, size) and m >= hi for m, _ in self.outcomes[size].toobig)]
+        after = max(icmp, default=-1.0)
+        quiet = [at for size, at, kind in self.log if kind == "silent" and size > lo and at > after]
+        return (min(quiet), max(quiet)) if quiet else (time.monotonic(), time.monotonic())
+
+    def _evidence(self, lo: int, hi: int) -> Optional[str]:
+        """Why we believe the routers here do send 'fragmentation needed', or None."""
+        for size, o in sorted(self.outcomes.items()):
+            for mtu, src in o.toobig:
+                if size >= hi and not self._valid(mtu, size):
+                    return f"{src} said 'too big' about a {size}-byte probe (next-hop MTU {mtu})"
+        if self.cached_pmtu == lo:
+            return f"the kernel had learned path MTU {lo} for this target (from an ICMP of the last 10 minutes)"
+        for src, mtus in list(self.reporters.items()):
+            if lo in mtus:
+                return f"{src} reported next-hop MTU {lo} for another target in this run"
+        return None
+
+    def _talkers(self, lo: int, hi: int) -> Set[str]:
+        """Routers known to send 'fragmentation needed' in a way that fits hi failing at them."""
+        out = {src for size, o in self.outcomes.items() if size >= hi
+               for mtu, src in o.toobig if not self._valid(mtu, size)}
+        out |= {src for src, mtus in list(self.reporters.items()) if lo in mtus}
+        return out
+
     # ---- the search -----------------------------------------------------------------
     def _first_sizes(self) -> List[int]:
         small = SMALL[self.family]
@@ -213,7 +357,7 @@ class Search:
         sizes = self._first_sizes()
         small = SMALL[self.family]
         probes = [("icmp", s, 64) for s in sizes] if "icmp" in self.methods else []
-        probes += [(m, small, 64) for m in self.methods if m != "icmp"]
+        probes += [(m, small, 64) for m in self.methods if m != "icmp" for _ in range(2)]
         answers = self._round(probes)
         echo = {k: r for k, r in answers.items() if self.sent[k].method == "icmp"}
         if any(r.kind == "pass" for rs in echo.values() for r in rs):
@@ -230,19 +374,35 @@ class Search:
                 return m
         return None
 
+    def _probe(self, method: str, sizes: List[int], lo: int, cap: Optional[float] = None) -> None:
+        """One round of full-TTL probes of these sizes, closed by a control probe of lo."""
+        self._record(self._round([(method, s, 64) for s in sizes] + [(method, lo, 64)], cap=cap))
+
     def run(self) -> Verdict:
-        method = self._pick_method()
-        if method is None:
-            # one more chance for every method with a full timeout, in case the first round was lost
+        method = None
+        for attempt in range(PICK_TRIES):
+            # a second chance for every method with a full timeout, in case the first round
+            # was lost; a third when a router answered (the path is alive, only lossy)
+            if attempt == 2 and not self.heard:
+                break
             method = self._pick_method()
+            if method is not None or self.v.unreachable:
+                break
         if method is None:
-            self.v.notes.append("no probe of any method was answered")
+            self._linger(LINGER)
+            if self.v.unreachable:
+                src, why = self.v.unreachable[0]
+                self.v.notes.append(f"{src} answered '{why}': no probe reached the target")
+            else:
+                self.v.notes.append("no probe of any method was answered")
             return self.v
         self.v.probe_method = method
         if method != "icmp":
             self._record(self._round([(method, s, 64) for s in self._first_sizes()]))
         retests = 0
-        paused = False
+        asks = 0
+        boundary = None           # the (lo, hi) the re-tests are about
+        waited = 0.0              # s of silence before the last re-ask
         for _ in range(40):
             lo, hi, nxt = self._bounds()
             if lo is None:
@@ -260,13 +420,13 @@ class Search:
                 self.v.pmtu, self.v.method = lo, "local"
                 break
             if nxt:
-                self._record(self._round([(method, m, 64) for m in nxt[:SPLIT]]))
+                self._probe(method, nxt[:SPLIT], lo)
                 continue
             if hi > lo + 1:
                 n = min(SPLIT, hi - lo - 1)
                 step = (hi - lo) / (n + 1)
-                sizes = sorted({lo + max(1, round(step * (i + 1))) for i in range(n)} - {hi})
-                self._record(self._round([(method, s, 64) for s in sizes if lo < s < hi]))
+                sizes = sorted({lo + max(1, round(step * (i + 1))) for i in range(n)} - {hi}, reverse=True)
+                self._probe(method, [s for s in sizes if lo < s < hi], lo)
                 continue
             # converged: lo passes, lo + 1 (hi) fails
             # ICMP pins it when a router reported exactly lo as its next-hop MTU, or said
@@ -274,69 +434,105 @@ class Search:
             pinned = any(m == lo for o in self.outcomes.values() for m, _ in o.toobig)
             if pinned or self.outcomes[hi].toobig:
                 self.v.pmtu, self.v.method, self.v.hop = lo, "icmp", self._icmp_source(lo)
+                if asks:
+                    self.v.rate_limited = (f"{self.v.hop or 'a router'} rate-limits its 'fragmentation needed': "
+                                           f"it answered only after {waited:.1f} s of silence")
+                    self.v.notes.append(self.v.rate_limited)
                 break
             if self.outcomes[hi].refused and not self.outcomes[hi].vanished:
                 self.v.pmtu, self.v.method = lo, "local"
                 self.v.notes.append(f"the local stack refuses {hi}-byte packets to this target")
                 break
-            if retests >= MAX_RETESTS:
-                self.v.pmtu, self.v.method = lo, "inferred"
-                self.v.black_hole = not any(o.toobig for s, o in self.outcomes.items() if s > lo)
-                self.v.notes.append("answers stayed inconsistent after re-tests: a lossy path")
-                break
-            # only silence above lo: re-test the boundary before calling it a black hole
-            retests += 1
-            probes = [(method, hi, 64)] * 3 + [(method, lo, 64)] * 2
-            if self.local_mtu not in (hi, lo):
-                probes.append((method, self.local_mtu, 64))
-            before = {s: (o.passed, o.vanished, len(o.toobig)) for s, o in self.outcomes.items()}
-            self._record(self._round(probes))
-            o_hi, o_lo = self.outcomes[hi], self.outcomes[lo]
-            hi_changed = o_hi.passed or o_hi.toobig
-            lo_ok = o_lo.passed > before[lo][0]
-            if not hi_changed and lo_ok:
-                if not paused:
-                    # a router that rate-limits its ICMP (one a second is common) may simply
-                    # have had nothing left for this run: ask once more after a pause
-                    paused = True
-                    last_big = max(x.at for x in self.sent.values() if x.size > lo)
-                    time.sleep(max(0.0, last_big + RATE_LIMIT_PAUSE - time.monotonic()))
-                    self._record(self._round([(method, hi, 64), (method, lo, 64)]))
-                    if self.outcomes[hi].toobig:
-                        self.v.notes.append("the router rate-limits its 'fragmentation needed': "
-                                            "it answered only after a pause")
-                    continue
-                self.v.pmtu, self.v.method, self.v.black_hole = lo, "inferred", True
-                break
-            # something passed above, or lo itself was lost: keep searching with the new evidence
+            # only silence above lo: enough of it that loss cannot explain it?
+            need = self._needed(hi, lo)
+            if self.outcomes[hi].silent < need:
+                if boundary != (lo, hi):
+                    boundary, retests = (lo, hi), 0      # a new boundary: its own re-tests
+                if retests >= MAX_RETESTS:
+                    self._give_up(lo, "answers stayed inconsistent after re-tests: a lossy path")
+                    break
+                retests += 1
+                k = max(2, min(SPLIT, need - self.outcomes[hi].silent))
+                above = [self.local_mtu] if self.local_mtu not in (hi, lo) else []
+                self._probe(method, above + [hi] * k + [lo], lo)
+                continue
+            # and long enough that a router rate-limiting its ICMP would have answered?
+            evidence = self._evidence(lo, hi)
+            wait = max(self.icmp_wait, LONG_WAIT if evidence else 0.0)
+            start, end = self._silence(lo, hi)
+            if end - start < wait and asks < 3:
+                asks += 1
+                self._sleep_until(start + wait)
+                waited = time.monotonic() - start
+                self._probe(method, [hi, hi], lo)
+                continue
+            self._silent_verdict(lo, hi, method, evidence, end - start)
+            break
         else:
-            self.v.notes.append("search did not converge")
+            lo = self._bounds()[0]
+            if lo is not None:
+                self._give_up(lo, "the search did not converge in 40 rounds (too few answers)")
+            else:
+                self.v.notes.append("search did not converge")
         self._confidence()
-        if self.v.black_hole:
-            self._locate(method)
         return self.v
+
+    def _give_up(self, lo: int, why: str) -> None:
+        """No clean answer (loss, or too few answers): the best guess, never below a
+        next-hop MTU a router reported unless silence there is beyond doubt."""
+        self.unsure = why
+        self.v.notes.append(why)
+        vouched = self._vouched()
+        if vouched > lo and not self._silent_enough(lo, vouched):
+            self.v.pmtu, self.v.method, self.v.hop = vouched, "icmp", self._icmp_source(vouched)
+            self.v.notes.append(f"{vouched} itself did not come back often enough to confirm; "
+                                f"taking the router's word for next-hop MTU {vouched}")
+            return
+        self.v.pmtu, self.v.method = lo, "inferred"
+        self.v.black_hole = not any(o.toobig for s, o in self.outcomes.items() if s > lo)
+
+    def _silent_verdict(self, lo: int, hi: int, method: str, evidence: Optional[str], silence: float) -> None:
+        """hi vanished every time for as long as we waited: a black hole, unless the router
+        where the big probes die is known to send 'fragmentation needed'."""
+        self.v.pmtu, self.v.method, self.v.silence_s = lo, "inferred", round(silence, 1)
+        self._locate(method)
+        talkers = self._talkers(lo, hi)
+        if (self.v.hop and self.v.hop in talkers) or (self.v.hop is None and talkers):
+            who = self.v.hop or sorted(talkers)[0]
+            self.v.rate_limited = (f"{who} sends 'fragmentation needed' ({evidence}) but sent none about "
+                                   f"{hi}-byte probes for {silence:.1f} s: it rate-limits them; not a black hole")
+            self.v.notes.append(self.v.rate_limited)
+            return
+        self.v.black_hole = True
+        if evidence:
+            self.v.notes.append(f"{evidence}, yet no 'fragmentation needed' came for {silence:.1f} s: "
+                                "the router stopped sending them or limits them to fewer than one in that time")
+        elif silence < HIGH_SILENCE:
+            self.v.notes.append(f"no 'fragmentation needed' came for {silence:.1f} s: a router that sends it "
+                                f"less often than once in {silence:.1f} s looks the same "
+                                f"(--icmp-wait {HIGH_SILENCE:g} tells them apart)")
 
     def _confidence(self) -> None:
         lo = self.v.pmtu
         if lo is None:
             return
-        lost = sum(o.vanished for s, o in self.outcomes.items() if s <= lo)
-        passed = sum(o.passed for o in self.outcomes.values())
-        rate = lost / max(1, lost + passed)
-        if any("inconsistent" in n for n in self.v.notes):
+        ok, lost = self._loss(lo)
+        rate = lost / max(1, lost + ok)
+        if self.unsure:
             self.v.confidence = "low"
             return
         if self.v.method in ("icmp", "local"):
             self.v.confidence = "high" if rate < 0.2 else "medium"
             return
-        above = sum(o.vanished for s, o in self.outcomes.items() if s > lo)
-        if rate == 0 and above >= 4:
+        above = sum(o.silent for s, o in self.outcomes.items() if s > lo)
+        long_silence = (self.v.silence_s or 0) >= HIGH_SILENCE and not self._evidence(lo, lo + 1)
+        if rate == 0 and above >= 4 and self.v.black_hole and long_silence:
             self.v.confidence = "high"
         elif rate < 0.2:
             self.v.confidence = "medium"
         else:
             self.v.confidence = "low"
-            self.v.notes.append(f"{lost} of {lost + passed} probes that should pass were lost: a lossy path")
+            self.v.notes.append(f"{lost} of {lost + ok} probes that should pass were lost: a lossy path")
 
     def _hops(self) -> int:
         t = self.v.reply_ttl

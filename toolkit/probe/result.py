@@ -2,11 +2,17 @@
 
 The field names are an interface (DESIGN.md, docs/probe.md): cron jobs, the triage
 code and the tests read them. Add fields; never rename.
+
+A saved result is an input from outside: `from_dict` checks every field against the
+schema of docs/probe.md (types, strict booleans, finite numbers in range) and raises a
+ValueError naming the field and the reason; unknown fields are dropped.
 """
 from __future__ import annotations
 
+import ipaddress
+import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from toolkit.findings import CONFIDENCES
 
@@ -23,6 +29,9 @@ FINDING_CODES: Dict[str, str] = {
     "no-answer": "target answered no probe at all (down, or everything filtered)",
     "port-closed": "TCP port refused or did not answer; no MSS check on it",
     "no-data": "connection made but the host sent no data; the used MSS is unknown",
+    "unreachable": "a router answered 'destination unreachable' (network, host, administratively "
+                   "prohibited...): the probes never reached the target",
+    "icmp-rate-limited": "a router rate-limits its ICMP 'fragmentation needed': PMTU discovery through it is slow",
 }
 
 
@@ -71,12 +80,151 @@ class ProbeResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "ProbeResult":
-        known = {f for f in cls.__dataclass_fields__}
-        kwargs = {k: v for k, v in data.items() if k in known}
-        if "mss" in kwargs and kwargs["mss"] is not None:
-            kwargs["mss"] = {**mss_info(), **kwargs["mss"]}
-        kwargs["mss_ports"] = [{**mss_info(), **m} for m in kwargs.get("mss_ports") or []]
-        for key in ("findings", "skipped", "errors", "notes"):
-            kwargs[key] = list(kwargs.get(key) or [])
+    def from_dict(cls, data: Any) -> "ProbeResult":
+        """A result from its JSON form, checked field by field (ValueError: 'field: reason')."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a probe result must be a JSON object, not {_kind(data)}")
+        if "target" not in data:
+            raise ValueError("target: missing")
+        kwargs: Dict[str, Any] = {}
+        for name, check in _SCHEMA.items():
+            if name in data:
+                kwargs[name] = check(data[name], name)
+        if not kwargs["target"]:
+            raise ValueError("target: empty")
+        if kwargs.get("address") and "family" in kwargs:
+            fam = "ipv6" if ipaddress.ip_address(kwargs["address"]).version == 6 else "ipv4"
+            if fam != kwargs["family"]:
+                raise ValueError(f"family: {kwargs['family']!r} but address {kwargs['address']} is {fam}")
         return cls(**kwargs)
+
+
+# ---- the schema of a saved result (docs/probe.md, "JSON") -------------------------------
+MAX_COUNT = 2 ** 64
+MAX_TEXT = 1024            # target, address, hop: names and addresses, not essays
+
+
+def _kind(v: Any) -> str:
+    """How a JSON value reads in an error message (never prints a huge number in full)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v) if abs(v) < 10 ** 20 else f"a {v.bit_length()}-bit number"
+    if isinstance(v, float):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity") if math.isinf(v) else repr(v)
+    if isinstance(v, str):
+        return f"the string {v[:40]!r}{'...' if len(v) > 40 else ''}"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def _int(lo: int, hi: int, null: bool = False):
+    def check(v: Any, name: str) -> Optional[int]:
+        if v is None and null:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{name}: must be an integer{' or null' if null else ''}, not {_kind(v)}")
+        if not lo <= v <= hi:
+            raise ValueError(f"{name}: {_kind(v)} is outside {lo}..{hi}")
+        return v
+    return check
+
+
+def _number(lo: float, hi: float):
+    def check(v: Any, name: str) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"{name}: must be a number, not {_kind(v)}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"{name}: {_kind(v)} is not a finite number")
+        if not lo <= v <= hi:
+            raise ValueError(f"{name}: {_kind(v)} is outside {lo:g}..{hi:g}")
+        return float(v)
+    return check
+
+
+def _bool(v: Any, name: str) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"{name}: must be true or false, not {_kind(v)}")
+    return v
+
+
+def _str(null: bool = False, choices: Optional[Sequence[str]] = None, limit: Optional[int] = None,
+         address: bool = False):
+    def check(v: Any, name: str) -> Optional[str]:
+        if v is None and null:
+            return None
+        if not isinstance(v, str):
+            raise ValueError(f"{name}: must be a string{' or null' if null else ''}, not {_kind(v)}")
+        if choices is not None and v not in choices:
+            raise ValueError(f"{name}: {_kind(v)} is not one of {', '.join(choices)}")
+        if limit is not None and len(v) > limit:
+            raise ValueError(f"{name}: longer than {limit} characters")
+        if address and v:
+            try:
+                ipaddress.ip_address(v)
+            except ValueError:
+                raise ValueError(f"{name}: {_kind(v)} is not an IP address") from None
+        return v
+    return check
+
+
+def _list(item):
+    def check(v: Any, name: str) -> list:
+        if not isinstance(v, list):
+            raise ValueError(f"{name}: must be a list, not {_kind(v)}")
+        return [item(x, f"{name}[{i}]") for i, x in enumerate(v)]
+    return check
+
+
+def _object(fields: Dict[str, Any], required: Sequence[str] = (), base: Optional[Dict[str, Any]] = None,
+            null: bool = False):
+    def check(v: Any, name: str) -> Optional[Dict[str, Any]]:
+        if v is None and null:
+            return None
+        if not isinstance(v, dict):
+            raise ValueError(f"{name}: must be an object{' or null' if null else ''}, not {_kind(v)}")
+        for key in required:
+            if key not in v:
+                raise ValueError(f"{name}.{key}: missing")
+        out = dict(base or {})
+        for key, sub in fields.items():
+            if key in v:
+                out[key] = sub(v[key], f"{name}.{key}")
+        return out
+    return check
+
+
+_MSS = _object({"port": _int(1, 65535, null=True), "sent": _int(0, 65535, null=True),
+                "synack": _int(0, 65535, null=True), "used": _int(0, 65535, null=True),
+                "used_options": _int(0, 60, null=True), "bytes": _int(0, MAX_COUNT, null=True),
+                "kernel_snd_mss": _int(0, 65535, null=True), "error": _str(null=True)},
+               base=mss_info())
+_FINDING = _object({"code": _str(), "text": _str(), "confidence": _str(choices=CONFIDENCES)},
+                   required=("code", "text", "confidence"))
+_SCHEMA: Dict[str, Any] = {
+    "target": _str(limit=MAX_TEXT),
+    "address": _str(limit=MAX_TEXT, address=True),
+    "family": _str(choices=("ipv4", "ipv6")),
+    "pmtu": _int(68, 65535, null=True),
+    "pmtu_method": _str(null=True, choices=("icmp", "inferred", "local")),
+    "black_hole": _bool,
+    "hop": _str(null=True, limit=MAX_TEXT, address=True),
+    "probes": _int(0, MAX_COUNT),
+    "elapsed_s": _number(0, MAX_COUNT),
+    "mss": lambda v, name: mss_info() if v is None else _MSS(v, name),
+    "mss_ports": _list(_MSS),
+    "findings": _list(_FINDING),
+    "skipped": _list(_str()),
+    "errors": _list(_str()),
+    "local_mtu": _int(68, 65535, null=True),
+    "probe_method": _str(null=True, choices=("icmp", "udp", "tcp", "socket")),
+    "confidence": _str(null=True, choices=CONFIDENCES),
+    "cached_pmtu": _int(68, 65535, null=True),
+    "rounds": _int(0, MAX_COUNT),
+    "notes": _list(_str()),
+}

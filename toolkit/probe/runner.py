@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from toolkit.probe import findings, sockets as so
 from toolkit.probe.mss import MssCheck
-from toolkit.probe.pmtu import Search
+from toolkit.probe.pmtu import ICMP_WAIT, Interrupted, Search
 from toolkit.probe.result import ProbeResult
 from toolkit.probe.route import lookup
 
@@ -40,6 +40,7 @@ class Options:
     send_text: Optional[str] = None
     raw: Optional[bool] = None           # None: use raw sockets when permitted
     workers: int = 32
+    icmp_wait: float = ICMP_WAIT         # s of silence before a black hole is called
 
 
 class Pace:
@@ -142,7 +143,17 @@ def _address_lock(address: str) -> threading.Lock:
         return _ADDRESS_LOCKS.setdefault(address, threading.Lock())
 
 
-def probe_one(target: str, opts: Options, sender: Optional[RawSender], capture, why_not_raw: Optional[str]) -> ProbeResult:
+@dataclass
+class Shared:
+    """What the targets of one run share: routers seen sending 'too big' (address -> the
+    next-hop MTUs they reported, 0 for none usable) and the flag that stops every search."""
+    reporters: dict
+    stop: threading.Event
+
+
+def probe_one(target: str, opts: Options, sender: Optional[RawSender], capture, why_not_raw: Optional[str],
+              shared: Optional[Shared] = None) -> ProbeResult:
+    shared = shared or Shared({}, threading.Event())
     try:
         address = resolve(target, opts.family)
     except ProbeError as exc:
@@ -150,11 +161,11 @@ def probe_one(target: str, opts: Options, sender: Optional[RawSender], capture, 
         r.errors.append(str(exc))
         return r
     with _address_lock(address):
-        return _probe_one(target, address, opts, sender, capture, why_not_raw, time.monotonic())
+        return _probe_one(target, address, opts, sender, capture, why_not_raw, time.monotonic(), shared)
 
 
 def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSender], capture,
-               why_not_raw: Optional[str], t0: float) -> ProbeResult:
+               why_not_raw: Optional[str], t0: float, shared: Shared) -> ProbeResult:
     r = ProbeResult(target=target, address=address)
     try:
         route = lookup(r.address)
@@ -199,10 +210,15 @@ def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSen
             transport = SocketTransport(r.family, r.address, replies)
             send = transport.send
             methods = ("udp",)
-        search = Search(r.family, route.local_mtu, send, replies, opts.timeout, open_port, methods)
+        search = Search(r.family, route.local_mtu, send, replies, opts.timeout, open_port, methods,
+                        icmp_wait=opts.icmp_wait, cached_pmtu=route.cached_pmtu, reporters=shared.reporters,
+                        stop=shared.stop)
         v = search.run()
     except OSError as exc:
         r.errors.append(f"{target}: probing failed: {exc.strerror or exc}")
+        v = None
+    except Interrupted:
+        r.errors.append(f"{target}: interrupted")
         v = None
     finally:
         if transport is not None:
@@ -221,10 +237,24 @@ def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSen
         r.probes += v.probes
         r.rounds = v.rounds
         r.notes.extend(v.notes)
-        if v.pmtu is None:
-            r.add_finding("no-answer", f"{r.address} answered none of {v.probes} probes "
-                          f"({', '.join(methods)}): down, or everything filtered", "medium")
-        findings.assess(r, echo_filtered=v.echo_filtered)
+        connected = any(c.error is None for c in checks)
+        if v.pmtu is None and v.unreachable:
+            src, why = v.unreachable[0]
+            r.add_finding("unreachable", f"{src} answered '{why}' to our probes of {r.address}: "
+                          "they never reached it", "high")
+            if not connected:
+                r.errors.append(f"{target}: unreachable: {src} answered '{why}'")
+        elif v.pmtu is None:
+            used = ", ".join(search.methods)
+            r.add_finding("no-answer", f"{r.address} answered none of {v.probes} probes ({used}): "
+                          "down, or everything filtered", "medium")
+            if not connected:
+                ports = f"; TCP port {','.join(map(str, opts.ports))} did not connect" if opts.ports else ""
+                r.errors.append(f"{target}: no answer to any of {v.probes} probes ({used}){ports}: "
+                                "down, or everything filtered")
+        if v.rate_limited:
+            r.add_finding("icmp-rate-limited", v.rate_limited, v.confidence or "medium")
+        findings.assess(r, echo_filtered=v.echo_filtered, silence=v.silence_s)
     else:
         findings.assess(r)
     r.elapsed_s = round(time.monotonic() - t0, 3)
@@ -238,10 +268,13 @@ def _import_scapy() -> None:
         pass
 
 
-def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[ProbeResult], None]] = None
-        ) -> Iterator[ProbeResult]:
-    """Probe every target (concurrently); yields results in the order of `targets`."""
+def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[ProbeResult], None]] = None,
+        stop: Optional[threading.Event] = None) -> Iterator[ProbeResult]:
+    """Probe every target (concurrently); yields results in the order of `targets`.
+    Setting `stop` (or leaving the loop early, or an exception in it) ends the searches
+    still under way within 0.1 s."""
     why_not = raw_allowed() if opts.raw is not False else "raw probing switched off"
+    shared = Shared({}, stop or threading.Event())
     sender = capture = None
     if why_not is None:
         # scapy takes ~0.2 s to import: let that overlap route lookups and TCP handshakes
@@ -249,15 +282,17 @@ def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[Prob
         from toolkit.probe.capture import Capture
         capture = Capture().__enter__()
         sender = RawSender(Pace(opts.rate))
+    pool = ThreadPoolExecutor(max_workers=max(1, min(opts.workers, len(targets))))
     try:
-        with ThreadPoolExecutor(max_workers=max(1, min(opts.workers, len(targets)))) as pool:
-            futures = [pool.submit(probe_one, t, opts, sender, capture, why_not) for t in targets]
-            for f in futures:
-                res = f.result()
-                if progress:
-                    progress(res)
-                yield res
+        futures = [pool.submit(probe_one, t, opts, sender, capture, why_not, shared) for t in targets]
+        for f in futures:
+            res = f.result()
+            if progress:
+                progress(res)
+            yield res
     finally:
+        shared.stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
         if capture is not None:
             capture.__exit__(None, None, None)
         if sender is not None:

@@ -15,7 +15,7 @@ import struct
 import threading
 from typing import Optional
 
-from toolkit.probe.packets import UDP_BASE, Reply
+from toolkit.probe.packets import UDP_BASE, Reply, unreach_reason
 
 IP_RECVERR, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE, IP_TTL = 11, 10, 3, 2
 IPV6_RECVERR, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE, IPV6_UNICAST_HOPS = 25, 23, 3, 16
@@ -55,7 +55,7 @@ class SocketTransport:
                 self.sock.sendto(payload, (self.address, UDP_BASE + key))
                 return
             except OSError as exc:
-                if exc.errno not in (errno.EMSGSIZE, errno.ECONNREFUSED, errno.EHOSTUNREACH):
+                if exc.errno not in (errno.EMSGSIZE, errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH):
                     raise
                 if attempt == 2 and exc.errno == errno.EMSGSIZE:
                     raise
@@ -110,4 +110,11 @@ class SocketTransport:
             return Reply(a, "udp", key, "pass", source or a)
         if (origin == SO_EE_ORIGIN_ICMP and itype == 11) or (origin == SO_EE_ORIGIN_ICMP6 and itype == 3):
             return Reply(a, "udp", key, "ttl", source or a)
-        return Reply(a, "udp", key, "unreach", source or a)
+        if source == a:          # the target itself refused it: the probe got there
+            return Reply(a, "udp", key, "pass", a)
+        v6 = origin == SO_EE_ORIGIN_ICMP6
+        if (itype == 1 if v6 else itype == 3):
+            reason = unreach_reason("ipv6" if v6 else "ipv4", code)
+        else:
+            reason = f"{errno.errorcode.get(ee_errno, ee_errno)} (ICMP{'v6' if v6 else ''} type {itype} code {code})"
+        return Reply(a, "udp", key, "unreach", source or a, reason=reason)
