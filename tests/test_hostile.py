@@ -179,13 +179,17 @@ def test_an_unwritable_stdout_is_one_line(command):
     assert "cannot write the output: No space left on device" in err
 
 
-def test_a_closed_pipe_is_not_an_error():
+def test_a_closed_pipe_or_stdout_is_one_line():
     p = subprocess.Popen([sys.executable, "-m", "toolkit", "parse", str(NETSTAT), "--json", "-q"], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     p.stdout.read(100)
     p.stdout.close()
     err = p.stderr.read().decode()
-    assert p.wait(timeout=60) == 0 and "Traceback" not in err
+    assert p.wait(timeout=60) == 1 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "mssdiag: cannot write the output: Broken pipe (the reader left)"
+    closed = subprocess.run(["sh", "-c", f"{sys.executable} -m toolkit parse {NETSTAT / 'vos'} >&-"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert closed.returncode == 1 and closed.stderr.count("\n") == 1 and "cannot write the output" in closed.stderr
 
 
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])

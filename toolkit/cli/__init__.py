@@ -50,7 +50,7 @@ def _stdout_gone() -> None:
     interpreter's own last flush cannot print a traceback."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, 1)
     except OSError:
         pass
 
@@ -66,6 +66,8 @@ def main() -> None:
     usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
     click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
     try:
+        if sys.stdout is None:
+            raise OSError(9, "stdout is closed")
         code = app(prog_name="mssdiag", standalone_mode=False)
         sys.stdout.flush()
     except usage_error as exc:
@@ -84,10 +86,11 @@ def main() -> None:
         print("mssdiag: interrupted", file=sys.stderr)
         sys.exit(130)
     except (BrokenPipeError, OutputClosed):
-        _stdout_gone()   # `mssdiag parse big | head`: the reader left, nothing to report
-        sys.exit(0)
+        _stdout_gone()   # `mssdiag parse big | head`: the reader left
+        print("mssdiag: cannot write the output: Broken pipe (the reader left)", file=sys.stderr)
+        sys.exit(1)
     except OSError as exc:
-        if exc.filename is None:       # a write to stdout failed (`> /dev/full`)
+        if exc.filename is None:       # a write to stdout failed (`> /dev/full`, `>&-`)
             _stdout_gone()
             print(f"mssdiag: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         else:
