@@ -67,7 +67,7 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
            targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
            prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
            send_text: Optional[str] = None, host: Optional[str] = None,
-           probe_listed: bool = False) -> Tuple[List[Host], Outcome]:
+           probe_listed: bool = False, icmp_wait: Optional[float] = None) -> Tuple[List[Host], Outcome]:
     """Hosts with their evidence, as the host model groups it. Bad inputs get one error
     line each and are skipped. `host` (--host) makes every input one host. Targets are
     probed live when given on the command line; those a host file lists only with
@@ -95,7 +95,8 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
         error(f"host files list targets to probe ({', '.join(listed[:4])}{', ...' if len(listed) > 4 else ''}): "
               "not probed; add --probe-targets to probe them")
     if live:
-        for r in (prober or live_probe)(live, error, ports, send_text):
+        extra = {} if icmp_wait is None else {"icmp_wait": icmp_wait}
+        for r in (prober or live_probe)(live, error, ports, send_text, **extra):
             owner = next((f for f in facts if r.target in f.targets), None)
             probes.append((r, owner, f"probe {r.target}"))
     captures = []
@@ -119,14 +120,17 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
 
 
 def live_probe(targets: List[str], error: Callable[[str], None], ports: Sequence[int] = (),
-               send_text: Optional[str] = None) -> List[ProbeResult]:
+               send_text: Optional[str] = None, icmp_wait: Optional[float] = None) -> List[ProbeResult]:
     """Probe live targets with the prober's library (scapy is imported there, only when used)."""
     from toolkit.probe import runner
     why = runner.raw_allowed()
     if why:
         error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "
               "UDP socket probes and TCP_INFO only")
-    results = list(runner.run(targets, runner.Options(ports=tuple(ports), send_text=send_text)))
+    options = runner.Options(ports=tuple(ports), send_text=send_text)
+    if icmp_wait is not None:
+        options.icmp_wait = icmp_wait
+    results = list(runner.run(targets, options))
     for r in results:
         for e in r.errors:
             error(f"probe {e}")
