@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import IO, Iterator, List, Optional, Tuple
 
+from . import paste
 from .model import ParseError
 
 SNIFF = 4096
@@ -185,9 +186,17 @@ def parse_time_only(line: str) -> Optional[Tuple[int, int, int]]:
 
 # ---------------------------------------------------------------- splitting
 
-_COMMAND = re.compile(r"(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat))(?:\s|$|\.exe)", re.I)
+_COMMAND = re.compile(
+    r"(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat)"
+    r"|snmp(?:bulk)?(?:walk|get)"                                            # net-snmp
+    r"|sh(?:ow?)?\s+ipv?6?\s+traf\w*|sh(?:ow?)?\s+sys\w*\s+stat\w*"          # Cisco, FTOS, OmniSwitch; Junos
+    r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                          # Huawei, H3C, 3Com
+    r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*"                 # Windows netsh
+    r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
-    re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]]"),       # [root@web1 ~]#, user@web1:~$
+    re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
+    re.compile(r"^[ \t]*<(?P<host>[A-Za-z][\w.-]*)>[ \t]*dis"),                # Huawei/H3C: <HUAWEI>display ...
+    re.compile(r"^[ \t]*(?P<host>[A-Za-z][\w.-]*)(?:\([\w-]+\))?[#>][ \t]*sh"),  # Cisco, FTOS: R1#show, R1>sh
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
@@ -240,7 +249,7 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
-_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
+_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone.
 _CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d|^1\d{9}[ \t]*$", re.M)
@@ -545,7 +554,7 @@ def split(source, notes: Optional[List[str]] = None) -> Iterator[Chunk]:
     be netstat output are skipped; `notes` (when given) receives one line about them.
     """
     splitter = Splitter()
-    for block in _blocks(source):
+    for block in paste.normalize(_blocks(source)):
         yield from splitter.feed(block)
     yield from splitter.finish()
     if splitter.long_lines and notes is not None:
