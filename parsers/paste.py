@@ -7,7 +7,8 @@ result never depends on where a block ends; it is called from one place, `text.s
 - HTML escaping (`&gt;`, `&lt;`, `&amp;`, `&nbsp;`, `&#39;`) and the few tags a forum or a
   web page wraps output in (`<pre>`, `<code>`, `<br>`...). Only those tags: `<HUAWEI>` and
   `<Sysname>` are prompts, not markup.
-- Markdown code fences (```` ``` ````, `~~~`), alone on a line or glued to its ends.
+- Markdown code fences (```` ``` ````, `~~~`), alone on a line or glued to its ends, and
+  Markdown backslash escapes (`\\<Sysname\\>`, `couldn\\'t`).
 - Typographic quotes from word processors and PDFs (`couldn’t fragment`), zero-width
   characters, no-break spaces between words (kept between digits: `1 234 567` in a French
   locale is a grouped number, read by `model.to_int`).
@@ -51,9 +52,11 @@ _PAGE_LINE = re.compile(
     r"|^[^\n=]{0,120}\bpage[ \t]+[0-9]{1,4}(?:[ \t]*(?:-|\u2013|of|/)[ \t]*[0-9]{1,4})?[ \t]*$",  # title ... page 29-79
     re.M | re.I)
 _LONG = re.compile(r"[^\n]{%d}" % FLAT_MIN)
+# Markdown's backslash escapes (`\<Sysname\>`, `couldn\'t`) in docs rendered from Markdown sources.
+_MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
 # Anything above may need work; text without any of these is returned as it is (fast path).
 _TRIGGER = re.compile(
-    "[&<\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|[Pp][Aa][Gg][Ee]"
+    "[&<\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|[Pp][Aa][Gg][Ee]"
     r"|^[ \t]*[-\u2013\u2014]?[ \t]*[0-9]{1,3}[ \t]*[-\u2013][ \t]*[0-9]{1,4}[ \t]*$|[^\n]{%d}" % FLAT_MIN, re.M)
 
 # -------------------------------------------------------------- re-cutting flattened lines
@@ -105,6 +108,8 @@ def _clean(text: str) -> str:
     if "&" in text:
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     text = _QUOTE_RX.sub(lambda m: _QUOTES[m.group(0)], text)
+    if "\\" in text:
+        text = _MD_ESCAPE.sub("", text)
     text = _NBSP_LAYOUT.sub(" ", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)

@@ -87,9 +87,9 @@ def test_reassembly_timeout_is_a_setting_not_a_count():
 def test_unknown_language_warns_that_labels_were_not_recognised():
     text = ("\nStatistiques IPv4\n\n  Paquets recus                      = 100\n"
             "  Reassemblage requis                = 5\n")
-    snap = parsers.parse(text, os="windows")[0]
-    assert all(v is None for v in snap.ipv4.values())
-    assert any("localized" in w for w in snap.warnings)
+    notes = []
+    assert list(parsers.iter_parse(text, os="windows", warn=notes.append)) == []
+    assert any("localized" in n and "none of its counters" in n for n in notes), notes
 
 
 def test_german_labels():
