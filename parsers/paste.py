@@ -19,8 +19,8 @@ result never depends on where a block ends; it is called from one place, `text.s
   than any command prints and holding many counters is cut again at the places the
   format's lines start, chosen by what the line looks like (SNMP OIDs, kernel counter names,
   `label = value`, Huawei `Input:`/`Fragment:` groups, Cisco `Rcvd:`/`Frags:`, count-first
-  `N label`). A single-line JSON document (`nstat -j`) is left alone. Line numbers after a
-  re-cut line count the re-cut lines.
+  `N label`); a single-line JSON document (`nstat -j`) gets one key a line, as `-p` prints
+  it. Line numbers after a re-cut line count the re-cut lines.
 
 Every regex here is anchored on a literal or on a bounded look-around, and runs over a
 block once, so time stays linear in the input, long lines included; lines longer than
@@ -56,7 +56,7 @@ _LONG = re.compile(r"[^\n]{%d}" % FLAT_MIN)
 _MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
 # Anything above may need work; text without any of these is returned as it is (fast path).
 _TRIGGER = re.compile(
-    "[&<\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|[Pp][Aa][Gg][Ee]"
+    "[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|[Pp][Aa][Gg][Ee]"
     r"|^[ \t]*[-\u2013\u2014]?[ \t]*[0-9]{1,3}[ \t]*[-\u2013][ \t]*[0-9]{1,4}[ \t]*$|[^\n]{%d}" % FLAT_MIN, re.M)
 
 # -------------------------------------------------------------- re-cutting flattened lines
@@ -65,7 +65,7 @@ _PROMPT = r"[^\s]{0,64}[#>$%][ \t]?(?:show|sh|display|dis|netstat|nstat|snmpwalk
 # (what the line looks like, where its lines start); the first that fits is used. Every
 # break point is whitespace not preceded by whitespace, so a long run of blanks costs one pass.
 _CUTS = (
-    (re.compile(r"^[ \t]*[\[{]"), None),                                     # JSON: one line by design
+    (re.compile(r"^[ \t]*[\[{]"), re.compile(r'(?<=[,{])(?=[ \t]*")')),      # JSON (nstat -j): a key a line
     (re.compile(r"-MIB::|\biso\.3\.6\.1\.|(?:^|[ \t])\.?1\.3\.6\.1\.2\."),
      re.compile(r"(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.|" + _PROMPT + ")")),
     (re.compile(r"\b(?:Ip6?|Icmp6?|Tcp|Udp6?)[A-Z]\w{0,40}[ \t]+[0-9]"),

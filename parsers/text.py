@@ -218,6 +218,7 @@ class Chunk:
     stamp: Optional[Stamp] = None
     host: Optional[str] = None
     line: int = 1
+    command: Optional[str] = None   # the command line that printed it, when one was pasted
 
     @property
     def taken_at(self) -> Optional[str]:
@@ -317,6 +318,7 @@ class _State:
         self.stamp: Optional[Stamp] = None
         self.host: Optional[str] = None
         self.by_command = False     # started at a command line (may be a second grep of one moment)
+        self.command: Optional[str] = None
 
     def shift(self, by: int) -> None:
         self.start -= by
@@ -388,7 +390,7 @@ class Splitter:
         if any(len(line) > MAX_LINE for line in lines):
             self.long_lines.append(st.line)
             lines = [line for line in lines if len(line) <= MAX_LINE]
-        chunk = Chunk(lines, st.stamp, st.host, st.line)
+        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command)
         if any(_COUNTERISH.search(line) for line in chunk.lines):
             yield from self._emit(chunk, st)
         if new_start is not None:
@@ -486,6 +488,7 @@ class Splitter:
                             st.checked = max(st.checked, st.body)
                 else:
                     st.host = command_host(cleaned) or st.host
+                    st.command = cleaned.strip()[:200]
                     st.by_command = True
                 return
         if "hdr" in kinds:
