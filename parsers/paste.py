@@ -57,7 +57,7 @@ _MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
 # Anything above may need work; text without any of these is returned as it is (fast path).
 _TRIGGER = re.compile(
     "[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|[Pp][Aa][Gg][Ee]"
-    r"|^[ \t]*[-\u2013\u2014]?[ \t]*[0-9]{1,3}[ \t]*[-\u2013][ \t]*[0-9]{1,4}[ \t]*$|[^\n]{%d}" % FLAT_MIN, re.M)
+    r"|^[ \t]*(?:[-\u2013\u2014][ \t]*)?[0-9]{1,3}[ \t]*[-\u2013][ \t]*[0-9]{1,4}[ \t]*$|[^\n]{%d}" % FLAT_MIN, re.M)
 
 # -------------------------------------------------------------- re-cutting flattened lines
 # A break goes before a command prompt wherever the line is (two dumps flattened together).
@@ -65,23 +65,28 @@ _PROMPT = r"[^\s]{0,64}[#>$%][ \t]?(?:show|sh|display|dis|netstat|nstat|snmpwalk
 # (what the line looks like, where its lines start); the first that fits is used. Every
 # break point is whitespace not preceded by whitespace, so a long run of blanks costs one pass.
 _CUTS = (
-    (re.compile(r"^[ \t]*[\[{]"), re.compile(r'(?<=[,{])(?=[ \t]*")')),      # JSON (nstat -j): a key a line
+    (re.compile(r'\{[ \t]*"'), re.compile(r'(?<=[,{])(?=[ \t]*")|(?<![ \t])[ \t]+(?=\{[ \t]*")')),  # JSON (nstat -j): a key a line
     (re.compile(r"-MIB::|\biso\.3\.6\.1\.|(?:^|[ \t])\.?1\.3\.6\.1\.2\."),
-     re.compile(r"(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.|" + _PROMPT + ")")),
+     re.compile(r"(?<![ \t])[ \t]+(?=(?:[+/#-]{1,2}[ \t]?)?(?:[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.)|"
+                + _PROMPT + ")")),
     (re.compile(r"\b(?:Ip6?|Icmp6?|Tcp|Udp6?)[A-Z]\w{0,40}[ \t]+[0-9]"),
      re.compile(r"(?<![ \t])[ \t]+(?=#kernel|(?:Ip|Ip6|IpExt|Icmp|Icmp6|IcmpMsg|Tcp|TcpExt|Udp|Udp6|UdpLite|UdpLite6"
                 r"|MPTcpExt|Sctp)[A-Z]\w{0,40}[ \t]+[0-9]|" + _PROMPT + ")")),
     (re.compile(r"Reassembling:|Received packets:|Sent packets:"),
      re.compile(r"(?<![ \t])[ \t]+(?=(?:Input|Output|Fragment|Reassembling|Sent packets|Received packets|Extension header"
                 r"|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol):|" + _PROMPT + ")")),
+    (re.compile(r"MIB-II IP"),                                               # netsh show ipstats
+     re.compile(r"(?<=[0-9])[ \t]+(?=[^\x00-\x7f]|[A-Z])|(?<=\u6709\u52b9|\u7121\u52b9)[ \t]+|(?:(?<=Enabled)|(?<=Disabled))[ \t]+|(?<=--)[ \t]+"
+                r"|(?<![ \t])[ \t]+(?=MIB-II|-{4}|" + _PROMPT + ")")),
     (re.compile(r"\S[ \t]*=[ \t]*[0-9]"),
-     re.compile(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?<![ \t])[ \t]+(?=" + _PROMPT + ")")),
+     re.compile(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
+                r"(?: Statistics\b|-Statistik\b)|" + _PROMPT + ")")),
     (re.compile(r"\b(?:Rcvd|Frags|Sent):"),
-     re.compile(r"(?<![ \t])[ \t]+(?=(?:[A-Za-z][\w/-]{0,20}[ \t]){0,2}statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
+     re.compile(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
                 r"|Opts|Reinj|Port):|" + _PROMPT + ")")),
     (re.compile(r"[0-9] [a-z]"),
-     re.compile(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|"
-                + _PROMPT + ")")),
+     re.compile(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)[ \t]+(?=[0-9])"
+                r"|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|" + _PROMPT + ")")),
 )
 _COUNTERS = re.compile(r"[0-9]")
 

@@ -187,11 +187,13 @@ def parse_time_only(line: str) -> Optional[Tuple[int, int, int]]:
 # ---------------------------------------------------------------- splitting
 
 _COMMAND = re.compile(
-    r"(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat)"
-    r"|snmp(?:bulk)?(?:walk|get)"                                            # net-snmp
-    r"|sh(?:ow?)?\s+ipv?6?\s+traf\w*|sh(?:ow?)?\s+sys\w*\s+stat\w*"          # Cisco, FTOS, OmniSwitch; Junos
-    r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                          # Huawei, H3C, 3Com
-    r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*"                 # Windows netsh
+    r"(?:(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat))"
+    # device commands only at the start of a line or right after a prompt, so a manual's
+    # "fields of the display ip statistics command" is prose, not a command
+    r"|(?:^[ \t]*|^[^\n]{0,80}?[#>$%\]:][ \t]*)(?:snmp(?:bulk)?(?:walk|get)"          # net-snmp
+    r"|sh(?:ow?)?\s+ipv?6?\s+traf\w*|sh(?:ow?)?\s+sys\w*\s+stat\w*"                   # Cisco, FTOS; Junos
+    r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                                   # Huawei, H3C, 3Com
+    r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*)"                       # Windows netsh
     r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
     re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>

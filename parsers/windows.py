@@ -245,16 +245,19 @@ def read(lines: List[str], command: Optional[str] = None) -> Reading:
             headerless = True
             target = repeats.excerpt_family(key, label)
             found.setdefault(target, {})
-        value = base.value_of(label, m["value"], reading)
-        if not repeats.keep(target, key, label, value, m["value"]):
+        shown, rest = m["value"], m["rest"]
+        if rest[:1].isdigit():     # `= 1 234 567` (a locale's grouping) or `= 5 668 1`: read whole or refuse
+            shown, rest = f"{shown} {rest}", ""
+        value = base.value_of(label, shown, reading)
+        if not repeats.keep(target, key, label, value, shown):
             if repeats.conflicted(target, key):
                 found[target].pop(name, None)
             continue
         raw_header = header or ("IPv6" if target == "ipv6" and family is None else "")
-        reading.raw[_raw_key(raw_header, label)] = m["value"]
-        if m["rest"]:
+        reading.raw[_raw_key(raw_header, label)] = shown
+        if rest:
             reading.warnings.append(
-                f"{label!r}: text after the value ignored: {m['rest']!r}")
+                f"{label!r}: text after the value ignored: {rest!r}")
         if value is not None:
             found[target][name] = value
     for fam in ("ipv4", "ipv6"):
