@@ -78,8 +78,11 @@ _CUTS = (
     (re.compile(r"MIB-II IP"),                                               # netsh show ipstats
      re.compile(r"(?<=[0-9])[ \t]+(?=[^\x00-\x7f]|[A-Z])|(?<=\u6709\u52b9|\u7121\u52b9)[ \t]+|(?:(?<=Enabled)|(?<=Disabled))[ \t]+|(?<=--)[ \t]+"
                 r"|(?<![ \t])[ \t]+(?=MIB-II|-{4}|" + _PROMPT + ")")),
+    (re.compile(r"IP Statistics and Errors"),                                 # Omni Switch/Router `ips`
+     re.compile(r"(?<=[0-9%])[ \t]+(?=[A-Z])|(?<![ \t])[ \t]+(?=IP Statistics and Errors|" + _PROMPT + ")")),
     (re.compile(r"\S[ \t]*=[ \t]*[0-9]"),
-     re.compile(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
+     re.compile(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?:(?<=Datagrams received)|(?<=Datagrams sent))[ \t]+"
+                r"|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
                 r"(?: Statistics\b|-Statistik\b)|" + _PROMPT + ")")),
     (re.compile(r"\b(?:Rcvd|Frags|Sent):"),
      re.compile(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"

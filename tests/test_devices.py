@@ -32,6 +32,8 @@ FORMATS = [
     ("linux/netns-sender-proc-snmp6.txt", "[root@web1 ~]# cat /proc/net/snmp6"),
     ("windows/netsh_ipv6_ipstats_japanese.txt", "C:\\>netsh interface ipv6 show ipstats"),
     ("bsd/junos_show_system_statistics.txt", "user@mx1> show system statistics"),
+    ("omniswitch/os6250_cli_guide_page_break.txt", "-> show ip traffic"),
+    ("omniswitch/omni_switch_router_ips.txt", "OmniS/R> ips"),
 ]
 
 
@@ -207,3 +209,16 @@ def test_mangled_pastes_split_the_same_for_any_block_size(monkeypatch):
     assert len(whole) >= len(FORMATS)
     for block in (1, 2, 3, 7, 64, 199, 200, 201, 4095, 4097, 65536):
         assert run(block) == whole, f"block size {block}"
+
+
+@pytest.mark.parametrize("section,family", [("ip", "ipv4"), ("ip6", "ipv6")])
+def test_junos_show_system_statistics_of_one_protocol_reads_through_the_bsd_path(section, family):
+    text = _text("bsd/junos_show_system_statistics.txt")
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.strip() == section + ":")
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"^\s*[A-Za-z0-9_]+:\s*$", lines[i])), len(lines))
+    pasted = f"user@mx1> show system statistics {section}\n" + "\n".join(lines[start:end]) + "\n"
+    (snap,) = parsers.parse(pasted)
+    want = _expected("bsd/junos_show_system_statistics.txt")[family]
+    assert (snap.os, snap.prompt_host) == ("bsd", "mx1")
+    assert getattr(snap, family) == want
