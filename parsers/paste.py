@@ -12,9 +12,9 @@ result never depends on where a block ends; it is called from one place, `text.s
 - Typographic quotes from word processors and PDFs (`couldn’t fragment`), zero-width
   characters, no-break spaces between words (kept between digits: `1 234 567` in a French
   locale is a grouped number, read by `model.to_int`).
-- PDF page breaks: form feeds, and page header/footer lines (`Page 12 of 40`, `- 12 -`,
-  `OmniSwitch CLI Reference Guide ... page 29-79`) that a copy drops between two lines of
-  output.
+- PDF page breaks: form feeds, and page header/footer lines (`Page 12 of 40`,
+  `OmniSwitch CLI Reference Guide ... page 29-79`; bare `- 12 -` / `3-216` only next to a form
+  feed) that a copy drops between two lines of output.
 - A whole dump flattened to one line (a chat box, a web form, a PDF copy): a line longer
   than any command prints and holding many counters is cut again at the places the
   format's lines start, chosen by what the line looks like (SNMP OIDs, kernel counter names,
@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, List
 
 MAX_PASTE_LINE = 1 << 20   # a flattened dump longer than this is not a dump
 FLAT_MIN = 200             # no command we read prints a line this long
 
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+_ZW_CHARS = "\u200b\u200c\u200d\u2060\ufeff"
+_ZERO_WIDTH = re.compile("[" + _ZW_CHARS + "]")
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"'}
 _QUOTE_RX = re.compile("[\u2018\u2019\u201b\u2032\u201c\u201d]")
 # A no-break space that is not between two digits is layout, not digit grouping.
@@ -43,21 +44,27 @@ _NBSP_LAYOUT = re.compile("(?<![0-9])[\u00a0\u202f]|[\u00a0\u202f](?![0-9])")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,7});")
 _TAG = re.compile(r"</?(?:pre|code|samp|kbd|tt|p|div|span|b|i|em|strong|font|blockquote)(?:[ \t][^<>\n]{0,200})?>"
                   r"|<br[ \t]*/?>", re.I)
-_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[\w+.-]{0,20}[ \t]*$|^[ \t]*(?:```|~~~)|(?:```|~~~)[ \t]*$", re.M)
+# A fence marker, with the language word when nothing else follows it on the line.
+_FENCE = re.compile(r"(?:```|~~~)(?:[\w+.-]{1,20}(?=[ \t]*(?:\n|$)))?")
+# PDF page header/footer lines: a line holding "page N" is tested wherever it is (found by
+# the literal "age", fast); bare numeric footers (`- 12 -`, `3-216`) only in a block that
+# holds a form feed, the one sign that a PDF's pages were copied (alone they look like data).
+_AGE = re.compile("age|AGE")
 _PAGE_LINE = re.compile(
-    r"^[ \t]*(?:[-\u2013\u2014][ \t]*)?page[ \t]+[0-9]{1,4}(?:[ \t]*(?:of|/|-|\u2013)[ \t]*[0-9]{1,4})?"
-    r"(?:[ \t]*[-\u2013\u2014])?[ \t]*$"                                       # Page 12 / Page 3 of 40
-    r"|^[ \t]*[-\u2013\u2014][ \t]*[0-9]{1,4}[ \t]*[-\u2013\u2014][ \t]*$"      # - 12 -
-    r"|^[ \t]*[0-9]{1,3}[ \t]*[-\u2013][ \t]*[0-9]{1,4}[ \t]*$"                 # 3-216 (chapter-page)
-    r"|^[^\n=]{0,120}\bpage[ \t]+[0-9]{1,4}(?:[ \t]*(?:-|\u2013|of|/)[ \t]*[0-9]{1,4})?[ \t]*$",  # title ... page 29-79
-    re.M | re.I)
+    r"[ \t]*(?:[-\u2013\u2014][ \t]*)?page[ \t]+[0-9]{1,4}(?:[ \t]*(?:of|/|-|\u2013)[ \t]*[0-9]{1,4})?"
+    r"(?:[ \t]*[-\u2013\u2014])?[ \t]*"                                      # Page 12 / Page 3 of 40
+    r"|[^\n=]{0,120}\bpage[ \t]+[0-9]{1,4}(?:[ \t]*(?:-|\u2013|of|/)[ \t]*[0-9]{1,4})?[ \t]*",  # title ... page 29-79
+    re.I)
+_PAGE_NUMBER = re.compile(
+    r"^(?:[ \t]*[-\u2013\u2014])?[ \t]*[0-9]{1,4}[ \t]*[-\u2013\u2014](?:[ \t]*[0-9]{1,4})?(?:[ \t]*[-\u2013\u2014])?[ \t]*$",
+    re.M)
 _LONG = re.compile(r"[^\n]{%d}" % FLAT_MIN)
 # Markdown's backslash escapes (`\<Sysname\>`, `couldn\'t`) in docs rendered from Markdown sources.
 _MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
 # Anything above may need work; text without any of these is returned as it is (fast path).
 _TRIGGER = re.compile(
-    "[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|[Pp][Aa][Gg][Ee]"
-    r"|^[ \t]*(?:[-\u2013\u2014][ \t]*)?[0-9]{1,3}[ \t]*[-\u2013][ \t]*[0-9]{1,4}[ \t]*$|[^\n]{%d}" % FLAT_MIN, re.M)
+    "[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|age|AGE"
+    r"|[^\n]{%d}" % FLAT_MIN)
 
 # -------------------------------------------------------------- re-cutting flattened lines
 # A break goes before a command prompt wherever the line is (two dumps flattened together).
@@ -104,24 +111,48 @@ def _recut(line: str) -> str:
     return line
 
 
+def _drop_page_lines(text: str) -> str:
+    """The text with PDF page header/footer lines emptied (their line breaks kept)."""
+    pieces: List[str] = []
+    kept = 0                  # text[kept:] is not copied yet
+    decided = 0               # candidates before this offset are decided
+    for m in _AGE.finditer(text):
+        if m.start() < decided or m.start() == 0 or text[m.start() - 1] not in "pP":
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        decided = end
+        if end - start <= 160 and _PAGE_LINE.fullmatch(text, start, end):
+            pieces.append(text[kept:start])
+            kept = end
+    if pieces:
+        pieces.append(text[kept:])
+        text = "".join(pieces)
+    return text
+
+
 def _clean(text: str) -> str:
     """One run of complete lines, paste damage undone."""
     if not _TRIGGER.search(text):
         return text
-    if "\f" in text:
-        text = text.replace("\f", "\n")
-    text = _ZERO_WIDTH.sub("", text)
+    if "\f" in text:         # a PDF's page break: its numeric footers go too (see _PAGE_NUMBER)
+        text = _PAGE_NUMBER.sub("", text.replace("\f", "\n"))
+    if any(c in text for c in _ZW_CHARS):
+        text = _ZERO_WIDTH.sub("", text)
     if "<" in text:
         text = _TAG.sub(lambda m: "\n" if m.group(0)[1:3].lower() == "br" else "", text)
     if "&" in text:
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
-    text = _QUOTE_RX.sub(lambda m: _QUOTES[m.group(0)], text)
+    if any(c in text for c in _QUOTES):
+        text = _QUOTE_RX.sub(lambda m: _QUOTES[m.group(0)], text)
     if "\\" in text:
         text = _MD_ESCAPE.sub("", text)
-    text = _NBSP_LAYOUT.sub(" ", text)
+    if "\u00a0" in text or "\u202f" in text:
+        text = _NBSP_LAYOUT.sub(" ", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
-    text = _PAGE_LINE.sub("", text)
+    text = _drop_page_lines(text)
     if _LONG.search(text):
         text = "\n".join(_recut(line) if len(line) >= FLAT_MIN else line for line in text.split("\n"))
     return text

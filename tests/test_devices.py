@@ -173,10 +173,10 @@ def test_windows_value_grouped_with_spaces_is_read_whole_and_a_bad_one_refused()
 
 def test_paste_undoes_entities_tags_fences_quotes_and_page_lines():
     raw = ("<pre>&lt;HUAWEI&gt;display ip statistics<br>Fragment: input 0 output 0</pre>\n```\n"
-           "couldn\u2019t fragment\u00a0 0\n\u200bPage 3 of 40\n- 12 -\n12\u00a0345 total\n")
+           "couldn\u2019t fragment\u00a0 0\n\u200bPage 3 of 40\n\f- 12 -\n12\u00a0345 total\n- 7 -\n")
     out = "".join(paste.normalize([raw]))
     assert out == ("<HUAWEI>display ip statistics\nFragment: input 0 output 0\n\n"
-                   "couldn't fragment  0\n\n\n12\u00a0345 total\n")
+                   "couldn't fragment  0\n\n\n\n12\u00a0345 total\n\n")
 
 
 def test_paste_is_linear_on_hostile_long_lines():
