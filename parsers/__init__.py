@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Un
 
 from .base import read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
-from .text import Chunk, line_shape, split
+from .text import DAMAGED, Chunk, line_shape, split
 
 _SHARED = {"base", "model", "text"}
 
@@ -124,6 +124,10 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
                  + (f"; it reads as {guess[0][0]}" if guess and guess[0][0] != forced.META.name else "")
                  + "; skipped")
             continue
+        bad = next((i for i, line in enumerate(chunk.lines) if DAMAGED in line), None)
+        if bad is not None:
+            reading.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
+                                    f"{chunk.lines[bad].strip()[:60]!r}; what it held is unknown")
         if note:
             reading.warnings.append(note)
             if note not in warned:
@@ -133,7 +137,8 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         yield snapshot(module.META, reading, chunk, source, index)
         index += 1
     for note in notes:
-        warn(note)
+        if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
+            warn(note)
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,

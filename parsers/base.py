@@ -31,6 +31,8 @@ class Repeats:
     Linux print IPv6 with the same words) -- unless the line repeats right after itself,
     which is a duplicated line again. `key` identifies a line (its label, or the parser's
     table entry so singular and plural forms are one line); `name` is what warnings show.
+    A repeat with another value means the text goes on with something else (another dump
+    whose header was lost): that family's reading stops there (`stopped`).
     """
 
     def __init__(self, reading: Reading):
@@ -39,6 +41,7 @@ class Repeats:
         self.blocks: Dict[object, int] = {}                       # header-less: times seen
         self.last: object = None
         self.conflicts: set = set()                               # (family, key), values disagree
+        self.stopped: set = set()    # families where a disagreeing repeat ended the reading
 
     def excerpt_family(self, key: object, name: str) -> str:
         """The family of a counter line before any section header: which block it is in."""
@@ -63,8 +66,10 @@ class Repeats:
             self.reading.warnings.append(f"{name!r} printed twice ({shown} both times); read once")
         else:
             self.reading.warnings.append(
-                f"{name!r} printed twice with different values ({first} and {shown}): counter unknown")
+                f"{name!r} printed twice with different values ({first} and {shown}): counter unknown, and "
+                "the lines after it are not read (another dump whose header was lost?)")
             self.conflicts.add((family, key))
+            self.stopped.add(family)
         return False
 
     def conflicted(self, family: str, key: object) -> bool:
@@ -75,19 +80,25 @@ def collect(lines: Iterable[str], labels: Dict[str, str], reading: Reading,
             pattern: "re.Pattern[str]" = COUNT_FIRST) -> Dict[str, Optional[int]]:
     """Counters from lines whose label (lower-cased, spaces folded) is in `labels`.
 
-    `labels` maps label → IP-MIB counter name. Every matched line goes into reading.raw.
+    `labels` maps label → IP-MIB counter name. Every matched line goes into reading.raw; a
+    label printed again is what Repeats says (one family: these formats have one section).
     """
     found: Dict[str, Optional[int]] = {}
+    repeats = Repeats(reading)
     for line in lines:
         m = pattern.match(line)
         if not m:
             continue
         label = " ".join(m["label"].split())
         name = labels.get(label.lower())
-        if name is None:
+        if name is None or "ipv4" in repeats.stopped:
+            continue
+        value = value_of(label, m["value"], reading)
+        if not repeats.keep("ipv4", label.lower(), label, value, m["value"]):
+            if repeats.conflicted("ipv4", label.lower()):
+                found[name] = None
             continue
         reading.raw[label] = m["value"]
-        value = value_of(label, m["value"], reading)
         if value is not None:
             found[name] = value
     return found

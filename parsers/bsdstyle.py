@@ -22,6 +22,7 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from .base import COUNT_FIRST, Repeats, value_of
 from .model import ALL, Reading
+from .text import damaged
 
 # A protocol section header: one word and a colon, alone on its line. Sub-headers inside a
 # section ("Input histogram:", "Mbuf statistics:") have a space, so they do not end it.
@@ -142,10 +143,17 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     counted = {"ipv4": False, "ipv6": False}  # a section had at least one line we read
     unreadable: Dict[str, set] = {"ipv4": set(), "ipv6": set()}  # printed, value refused
     repeats = Repeats(reading)
+    broken = {"ipv4": False, "ipv6": False}   # a damaged line: no counter may be taken as 0
     any_header = False
     family: Optional[str] = None
     section_name = ""
     for line in lines:
+        if line.rstrip().endswith(":") and damaged(line):
+            # a section header we cannot read: its lines belong to no section we know
+            if family is not None:
+                broken[family] = True
+            any_header, family = True, None
+            continue
         m = SECTION.match(line)
         if m:
             name = m["name"].lower()
@@ -157,6 +165,8 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
             continue
         if any_header and family is None:
             continue
+        if damaged(line):
+            broken[family or "ipv4"] = True
         entry = None
         c = COUNT_FIRST.match(line)
         if c:
@@ -174,11 +184,14 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
                 continue
         counter, index = entry
         fam = family if any_header else repeats.excerpt_family(index, label)
+        if fam in repeats.stopped:
+            continue
         raw_key = label if fam == "ipv4" else f"{section_name or 'ip6'}: {label}"
         value = value_of(raw_key, c["value"], reading)
         if not repeats.keep(fam, index, raw_key, value, c["value"]):
             if repeats.conflicted(fam, index):
                 unreadable[fam].add(counter)
+                broken[fam] = True
             continue
         reading.raw[raw_key] = c["value"]
         counted[fam] = True
@@ -189,7 +202,10 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     for fam, fill in (("ipv4", zero_fill), ("ipv6", zero_fill6)):
         for counter in unreadable[fam]:  # a sum missing one of its lines is no sum
             found[fam].pop(counter, None)
-        if headed[fam] and counted[fam]:
+        if headed[fam] and counted[fam] and fill and broken[fam]:
+            reading.warnings.append(f"{fam}: a damaged line (bytes netstat never prints): counters not shown "
+                                    "are left unknown instead of taken as 0")
+        elif headed[fam] and counted[fam]:
             for counter in fill:
                 if counter not in unreadable[fam]:
                     found[fam].setdefault(counter, 0)

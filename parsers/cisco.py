@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import base
 from .model import Meta, Reading
+from .text import DAMAGED
 
 META = Meta(
     name="cisco",
@@ -55,7 +56,7 @@ META = Meta(
 _SECTION = re.compile(r"^[ \t>]*(?P<name>[A-Za-z][\w/-]*(?:[ \t][A-Za-z][\w/-]*)?)[ \t]+statistics:", re.I)
 _SUB = re.compile(r"(?:^|(?<=[;\s]))(?P<sub>Rcvd|Sent|Frags|Bcast|Mcast|Drop|Opts|Reinj|Port):", re.I)
 # `N label` with the label running to a comma, a semicolon, the next sub-heading or number.
-_PAIR = re.compile(r"(?P<value>[0-9][0-9]*(?:[.\u00a0 ][0-9]{3})*)[ \t]+(?P<label>[A-Za-z'_][A-Za-z'_ /-]*?)"
+_PAIR = re.compile(r"(?<![^\s:,;])(?P<value>[0-9][0-9]*(?:[.\u00a0 ][0-9]{3})*)[ \t]+(?P<label>[A-Za-z'_][A-Za-z'_ /-]*?)"
                    r"[ \t]*(?=[,;]|$|[0-9]|\b(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop|Opts|Reinj|Port):)")
 _FRAGMENTED_INTO = re.compile(r"(?P<oks>[0-9]+)[ \t]+fragmented[ \t]+into[ \t]+(?P<creates>[0-9]+)[ \t]+fragments"
                               r"(?:[ \t]*,[ \t]*(?P<fails>[0-9]+)[ \t]+failed)?", re.I)
@@ -158,7 +159,7 @@ def read(lines: List[str]) -> Reading:
             for p in _PAIR.finditer(text):
                 label = " ".join(p["label"].split()).lower().replace("\u2019", "'")
                 before = text[:p.start()].rstrip()
-                ambiguous = before[-1:].isdigit()
+                ambiguous = before[-1:].isdigit() or before.endswith(DAMAGED)
                 name = _MAP.get((family, seg_sub, label))
                 if name is None:
                     continue
@@ -182,6 +183,8 @@ def read(lines: List[str]) -> Reading:
 def _store(reading: Reading, repeats: base.Repeats, target: Dict[str, Optional[int]], family: str, sub: str,
            name: str, label: str, shown: str) -> Optional[int]:
     key = f"{'IPv6 ' if family == 'ipv6' else ''}{sub.title()}: {label}"
+    if family in repeats.stopped:
+        return None
     value = base.value_of(key, shown, reading)
     if not repeats.keep(family, (sub, name), key, value, shown):
         if repeats.conflicted(family, (sub, name)):

@@ -59,7 +59,7 @@ META = Meta(
 _GROUP = re.compile(r"(?:^|(?<=[\s>]))(?P<group>Input|Output|Fragment|Reassembling|Sent packets|Received packets"
                     r"|Extension header|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol)[ \t]*:", re.I)
 _PAIR = re.compile(r"(?P<label>[A-Za-z][A-Za-z'/-]*(?:[ \t][A-Za-z][A-Za-z'/-]*)*)[ \t]*:?[ \t]+"
-                   r"(?P<value>[0-9][0-9]*(?:[.,\u00a0][0-9]{3})*)(?![0-9A-Za-z.,])")
+                   r"(?P<value>[0-9][0-9]*(?:[.,\u00a0][0-9]{3})*)(?![^\s])")
 
 _MAP: Dict[Tuple[str, str], Tuple[str, str]] = {   # (group, label) -> (family, counter)
     ("input", "sum"): ("ipv4", "InReceives"),
@@ -127,6 +127,8 @@ def read(lines: List[str]) -> Reading:
                 if hit is None:
                     continue
                 family, name = hit
+                if family in repeats.stopped:
+                    continue
                 key = f"{grp.title()}: {label}"
                 value = base.value_of(key, p["value"], reading)
                 if not repeats.keep(family, (grp, label), key, value, p["value"]):

@@ -44,6 +44,8 @@ from typing import Dict, List, Optional, Tuple
 
 from . import base
 from .model import ALL, Meta, Reading
+from .text import DAMAGED
+from .text import damaged
 
 META = Meta(
     name="linux",
@@ -54,6 +56,7 @@ META = Meta(
     ipv4=ALL,
     ipv6=ALL,
     reasm_unit="both",
+    timeout_unit="datagrams",
     semantics=(
         "Counts both, like STCP (seed Fig. 6g: 15 reassemblies required, 5 packets reassembled ok): "
         "ReasmReqds goes up once per fragment received, ReasmOKs once per datagram reassembled. "
@@ -137,6 +140,7 @@ class _Section:
         self.last_known = -1                    # position of the last block / before-block line
         self.positions = 0
         self.closed = False
+        self.damaged = False                    # a line with bytes netstat never prints
 
 
 def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[dict], Optional[dict], Optional[str]]:
@@ -149,6 +153,12 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
     repeats = base.Repeats(reading)
     last = len(lines) - 1
     for at, line in enumerate(lines):
+        if line.endswith(":") and damaged(line):
+            # a section header we cannot read: its lines belong to no section we know
+            if current is not None:
+                current.damaged = True
+            current, headed = None, True
+            continue
         m = _SECTION.match(line) if line.endswith(":") else None
         if m and (m["name"] in _LINUX_SECTIONS or m["name"] in _OTHER_SECTIONS or m["name"].endswith("Ext")):
             headed = True
@@ -164,6 +174,8 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
         if target is None:
             continue                  # Icmp:, Udp:, UdpLite:, Sctp:... never feed the IP counters
         target.positions += 1
+        if damaged(line):
+            target.damaged = True
         cm = _COUNT_LINE.match(line)
         if cm is None:
             named = _NAMED_LINE.match(line)
@@ -189,12 +201,15 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
         if target is loose and repeats.excerpt_family(label, label) == "ipv6":
             target = loose6
         family = "ipv6" if target.name == "Ip6" else "ipv4"
+        if family in repeats.stopped:
+            continue
         key = ("Ip6: " if target.name == "Ip6" else "") + " ".join(cm["label"].split())
         value = base.value_of(key, cm["value"], reading)
         store = target.traffic if name in TRAFFIC_LABELS.values() else target.values
         if not repeats.keep(family, label, key, value, cm["value"]):
             if repeats.conflicted(family, label):
                 store[name] = None
+                target.damaged = True      # what follows is not this section's: no zero for the unseen
             continue
         reading.raw[key] = cm["value"]
         store[name] = value
@@ -229,7 +244,10 @@ def _netstat(lines: List[str], reading: Reading, blob: str) -> Tuple[Optional[di
 
 def _fill(sec: _Section, reading: Reading) -> Optional[dict]:
     values = sec.values      # a counter shown with a bad number stays None, never becomes 0
-    if not ALWAYS <= sec.labels:
+    if sec.damaged and ALWAYS <= sec.labels:
+        reading.warnings.append(f"{sec.name or 'Ip'}: a damaged line (bytes netstat never prints): counters "
+                                "not shown are left unknown instead of taken as 0")
+    if not ALWAYS <= sec.labels or sec.damaged:
         return {**values, **sec.traffic} if values or sec.traffic else None   # filtered: what it shows
     if sec.closed or sec.after_block:
         return {**{name: values.get(name, 0) for name in ORDER}, **sec.traffic}
@@ -275,7 +293,8 @@ def _snmp(lines: List[str], reading: Reading) -> Tuple[Optional[dict], bool]:
                     reading.raw["Ip: Forwarding"] = value
                     reading.forwarding = {"1": True, "2": False}.get(value)
             continue
-        header = None
+        if v is not None:
+            header = None     # prose between a header and its values line does not part them
     return v4, seen
 
 
@@ -339,7 +358,11 @@ def _nstat_json(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Opt
                 continue
             reading.raw[name] = m["value"]
             family[counter] = base.value_of(name, m["value"], reading)
-    broad = any(_NSTAT_OTHER_GROUP.match(g) for g in groups)
+    damaged = any(DAMAGED in line for line in lines)
+    if damaged:
+        reading.warnings.append("nstat -j: damaged text (a control character or a cut line): counters not "
+                                "shown are unknown, not 0")
+    broad = not damaged and any(_NSTAT_OTHER_GROUP.match(g) for g in groups)
     out4 = {name: v4.get(name, 0) for name in ALL} if broad and any(
         g.startswith("Ip") and not g.startswith(("Ip6", "IpExt")) for g in groups) else (v4 or None)
     out6 = {name: v6.get(name, 0) for name in ALL} if broad and any(g.startswith("Ip6") for g in groups) \
@@ -386,6 +409,10 @@ def read(lines: List[str]) -> Reading:
         broad = kernel_header and any(_NSTAT_OTHER_GROUP.match(g) for g in groups)
         has_v4 = any(g.startswith("Ip") and not g.startswith("Ip6") for g in groups)
         has_v6 = any(g.startswith("Ip6") for g in groups)
+        if broad and any(damaged(line) for line in lines):
+            broad = False
+            reading.warnings.append("nstat: a damaged line (bytes nstat never prints): counters not shown are "
+                                    "left unknown instead of taken as 0")
         if broad and has_v4:
             n4 = {name: (n4 or {}).get(name, 0) for name in ALL}
         if broad and has_v6:

@@ -122,6 +122,8 @@ def read(lines: List[str]) -> Reading:
 
 def _store(reading: Reading, repeats: base.Repeats, found: Dict[str, Optional[int]], name: str, key: str,
            shown: str) -> None:
+    if "ipv4" in repeats.stopped:
+        return
     value = base.value_of(key, shown, reading)
     if not repeats.keep("ipv4", key, key, value, shown):
         if repeats.conflicted("ipv4", key):

@@ -45,8 +45,9 @@ META = Meta(
         "ipInReceives, ipInDelivers, ipOutRequests, ipForwDatagrams (table: InReceives, InDelivers, "
         "OutRequests, InForwDatagrams, else OutForwDatagrams); the HC (Counter64) twin of a traffic counter "
         "is preferred when both are walked. ipForwarding.0 (ipv6IpForwarding.0 for IPv6) says whether the "
-        "agent routes: forwarding(1) is true, notForwarding(2) false. The scalars and the table are read "
-        "together; a family printed by both keeps the table's values. Wraps are judged at 32 bits: every "
+        "agent routes: forwarding(1) is true, notForwarding(2) false. When a walk holds both the "
+        "scalars and the table, IPv4 is read from the scalars (the table's ipv4 row stays in raw) and IPv6 "
+        "from the table. Wraps are judged at 32 bits: every "
         "fragmentation counter of IP-MIB is a Counter32, even in ipSystemStatsTable."),
 )
 
@@ -144,6 +145,8 @@ def read(lines: List[str]) -> Reading:
                 continue
             _, counter, is_hc = _COLUMNS[col]
             key = f"{name}.{family}"
+            if family in repeats.stopped:
+                continue
             if shown.startswith("No Such"):
                 reading.raw[key] = shown
                 continue
@@ -164,6 +167,8 @@ def read(lines: List[str]) -> Reading:
         if counter is None:
             continue
         key = f"{name}.0"
+        if "ipv4" in repeats.stopped:
+            continue
         if shown.startswith("No Such"):
             reading.raw[key] = shown
             continue
@@ -180,10 +185,10 @@ def read(lines: List[str]) -> Reading:
             row["ForwDatagrams"] = forw
     v4 = table.get("ipv4")
     if scalars:
-        v4 = {**scalars, **(v4 or {})}
-        if "ipv4" in table:
-            reading.warnings.append("IPv4 printed by both the ip scalars and ipSystemStatsTable: the table's "
-                                    "values are kept where both have one")
+        if v4 is not None:
+            reading.warnings.append("IPv4 printed by both the ip scalars and ipSystemStatsTable's ipv4 row: the "
+                                    "scalars are read, the row kept in raw only")
+        v4 = scalars
     reading.ipv4 = v4 or None
     reading.ipv6 = table.get("ipv6") or None
     reading.format = "snmpwalk IP-MIB" + (" (numeric OIDs)" if numeric and not textual else "")

@@ -95,6 +95,7 @@ def read(lines: List[str]) -> Reading:
     starts = [pos for pos, _ in sections]
     v4: Optional[Dict[str, int]] = None
     v6: Optional[Dict[str, int]] = None
+    repeats = base.Repeats(reading)
     for i, (pos, sec) in enumerate(sections):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         if sec in ("IP", "IPv4") and v4 is None and _PAIR.search(text, pos, end):
@@ -123,9 +124,17 @@ def read(lines: List[str]) -> Reading:
             v4 = {} if v4 is None else v4
         counter = IPV4.get(key) or IPV6.get(key)
         if counter is not None:
+            family = "ipv6" if key in IPV6 else "ipv4"
+            target = v6 if key in IPV6 else v4
+            if family in repeats.stopped:
+                continue
             number = _value(name, value, reading)
+            if not repeats.keep(family, key, name, number, value):
+                if repeats.conflicted(family, key):
+                    target[counter] = None  # type: ignore[index]
+                continue
             if number is not None:
-                (v6 if key in IPV6 else v4)[counter] = number  # type: ignore[index]
+                target[counter] = number  # type: ignore[index]
     reading.ipv4, reading.ipv6 = v4, v6
     for fam, values, names in (("IPv4", v4, IPV4), ("IPv6", v6, IPV6)):
         if values is not None and not any(c in values for c in COUNTERS) \

@@ -114,6 +114,7 @@ _DECOR = " \t=-#*[]():|"
 class Stamp:
     when: datetime
     has_time: bool
+    damaged: bool = False     # a date line whose bytes are damaged: a boundary, but no date
 
     def iso(self) -> str:
         return self.when.isoformat()
@@ -262,7 +263,7 @@ _CAND_RELEVANT = re.compile(
     r"reass|reasm|fragm|fragok|fragfail|fragcreate|total packets received|packets received\s*="
     r"|inreceives|forwarding|ip6?: +\d")
 # IP section headers of every OS, confirmed by _HEADER below.
-_CAND_HEADER = re.compile(r"ip(?:v?6)?:[ \t]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
+_CAND_HEADER = re.compile(r"ip(?:v?6)?:[ \t\r]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
 _HEADER = re.compile(
     r"^[ \t>]*(?:(?P<bsd>ip|ip6|ipv6):"                                  # BSD, HP-UX, AIX, VOS, Linux netstat
     r"|(?P<snmp>ip): forwarding defaulttl"                               # /proc/net/snmp
@@ -293,11 +294,25 @@ def header_kind(line: str) -> Optional[str]:
     return "ip6" if "6" in word else "ip4"
 
 
+# Bytes no netstat prints: NUL and other controls, DEL, C1, and what decoding could not read.
+# Each becomes DAMAGED, so a damaged value is refused and parsers know a line is damaged.
+DAMAGED = "\ufffd"
+_DAMAGE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
+
+
+def damaged(line: str) -> bool:
+    return DAMAGED in line
+
+
 def _lines(text: str) -> List[str]:
     """The non-blank lines of a snapshot's text, cleaned (lines too long for netstat included:
     the caller drops and reports them)."""
     if "\r" in text:
         text = text.replace("\r", "")
+    if "\x0b" in text or "\x0c" in text:     # vertical tab, form feed (a printed page break)
+        text = text.replace("\x0b", "\n").replace("\x0c", "\n")
+    if _DAMAGE.search(text):
+        text = _DAMAGE.sub(DAMAGED, text)
     if "\t" in text:
         text = text.expandtabs(8)
     if _QUOTED.search(text):
@@ -340,6 +355,7 @@ class Splitter:
         self.skipping = False       # inside a line longer than MAX_LINE
         self.long_lines: List[int] = []   # line numbers of skipped long lines
         self.pending: Optional[Tuple[Chunk, _State]] = None
+        self.cut: Optional[int] = None     # line number of a last line with no end (cut?)
 
     # ---------------------------------------------------------------- feeding
 
@@ -361,6 +377,10 @@ class Splitter:
         yield from self._scan(last_nl + 1, final=False)
 
     def finish(self) -> Iterator[Chunk]:
+        if self.text and not self.text.endswith("\n") and not self.skipping:
+            # The input ends mid-line: whatever that last line held may be cut (a number, a label).
+            self.text += DAMAGED
+            self.cut = self._line_of(len(self.text))
         yield from self._scan(len(self.text), final=True)
         if self._has_counters(len(self.text)):
             yield from self._close(len(self.text), None)
@@ -465,11 +485,14 @@ class Splitter:
 
     def _line(self, start: int, end: int, kinds: set) -> Iterator[Chunk]:
         text = self.text
-        raw = text[start:end]
+        raw = text[start:end].rstrip("\r")
         st = self.state
         if "date" in kinds or "cmd" in kinds:
             cleaned = clean(raw)
             stamp = parse_date_line(cleaned) if "date" in kinds and len(cleaned) < 80 else None
+            if stamp is None and "date" in kinds and _DAMAGE.search(cleaned) and len(cleaned) < 80 \
+                    and parse_date_line(_DAMAGE.sub(" ", cleaned)):
+                stamp = Stamp(datetime.min, False, damaged=True)   # a date line, but its date cannot be trusted
             command = stamp is None and "cmd" in kinds and _COMMAND.search(cleaned) is not None \
                 and not cleaned.lstrip()[:1].isdigit()
             if stamp is not None or command:
@@ -478,7 +501,9 @@ class Splitter:
                     st = self.state
                 st.body = end + 1 if end < len(text) else end
                 st.checked = max(st.checked, st.body)
-                if stamp is not None:
+                if stamp is not None and stamp.damaged:
+                    st.stamp = None
+                elif stamp is not None:
                     st.stamp = stamp
                     if not stamp.has_time and end < len(text):
                         nxt = text.find("\n", end + 1)
@@ -496,7 +521,9 @@ class Splitter:
         if "hdr" in kinds:
             kind = header_kind(raw)
             if kind is not None:
-                if kind in st.headers and self._has_counters(start):
+                prev = text.rfind("\n", max(0, start - 1 - MAX_LINE), max(start - 1, 0)) + 1
+                repeated = start > 0 and text[prev:start - 1].strip() == raw.strip()   # a line printed twice
+                if kind in st.headers and not repeated and self._has_counters(start):
                     at = self._header_run_start(start, st.body)
                     yield from self._close(at, at)
                     st = self.state
@@ -562,6 +589,9 @@ def split(source, notes: Optional[List[str]] = None) -> Iterator[Chunk]:
     for block in paste.normalize(_blocks(source)):
         yield from splitter.feed(block)
     yield from splitter.finish()
+    if splitter.cut and notes is not None:
+        notes.append(f"line {splitter.cut}: the input ends mid-line (no newline after it): "
+                     "what that line held may be cut, so it is left unknown")
     if splitter.long_lines and notes is not None:
         lines = splitter.long_lines
         notes.append(f"skipped {len(lines)} line(s) longer than {MAX_LINE} characters, not netstat output "

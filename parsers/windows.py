@@ -26,6 +26,7 @@ import re
 from typing import Dict, List, Optional
 
 from . import base
+from .text import DAMAGED
 from .model import TRAFFIC, Meta, Reading
 
 META = Meta(
@@ -61,7 +62,7 @@ META = Meta(
         "成功したフラグメント FragOKs, 失敗したフラグメント FragFails, 作成されたフラグメント FragCreates); its "
         "'Reassembly Timeout' (再構築のタイムアウト: 60) is the timer setting, kept in raw only; 'Forwarding' "
         "(転送: 有効/無効) says whether the host routes. Which family it is comes only from the command line "
-        "(netsh interface ipv6 ...); without it the text is read as IPv4, with a warning."),
+        "(netsh interface ipv6 ...); without it nothing is read (a warning says why), never a guessed family."),
 )
 
 LABELS: Dict[str, str] = {
@@ -165,10 +166,11 @@ def _netsh(lines: List[str], command: Optional[str]) -> Reading:
     """`netsh interface ipv4|ipv6 show ipstats`: the family is only in the command line."""
     reading = Reading(format="netsh show ipstats", ipv4=None)
     words = (command or "").lower().split()
-    family = "ipv6" if "ipv6" in words else "ipv4"
-    if not any(w in ("ipv4", "ipv6", "ip") for w in words):
-        reading.warnings.append("netsh show ipstats without its command line: IPv4 or IPv6 is not in the "
-                                "text; read as IPv4")
+    family = "ipv6" if "ipv6" in words else "ipv4" if ("ipv4" in words or "ip" in words) else None
+    if family is None:
+        reading.warnings.append("netsh show ipstats without its command line (netsh interface ipv4|ipv6 show "
+                                "ipstats): the text does not say IPv4 or IPv6, so no counter is read")
+        return reading
     reading.format = f"netsh interface {family} show ipstats"
     found: Dict[str, Optional[int]] = {}
     repeats = base.Repeats(reading)
@@ -185,7 +187,7 @@ def _netsh(lines: List[str], command: Optional[str]) -> Reading:
             reading.raw[label] = m["value"]
             continue
         name = NETSH_LABELS.get(label)
-        if name is None:
+        if name is None or family in repeats.stopped:
             continue
         value = base.value_of(label, m["value"], reading)
         if not repeats.keep(family, label, label, value, m["value"]):
@@ -214,6 +216,9 @@ def read(lines: List[str], command: Optional[str] = None) -> Reading:
     repeats = base.Repeats(reading)
     for line in lines:
         if "=" not in line:
+            if DAMAGED in line and _LONE_DIGIT.search(line) is None:
+                family, header = "other", ""   # a header we cannot read: its lines are no section we know
+                continue
             if _LONE_DIGIT.search(line) is not None or not line.strip():
                 continue  # ICMP and interface rows (`Messages  368  481`), blank lines
             fam = _family(line)
@@ -245,6 +250,8 @@ def read(lines: List[str], command: Optional[str] = None) -> Reading:
             headerless = True
             target = repeats.excerpt_family(key, label)
             found.setdefault(target, {})
+        if target in repeats.stopped:
+            continue
         shown, rest = m["value"], m["rest"]
         if rest[:1].isdigit():     # `= 1 234 567` (a locale's grouping) or `= 5 668 1`: read whole or refuse
             shown, rest = f"{shown} {rest}", ""

@@ -56,6 +56,10 @@ def _flatten(text):
 
 
 def _mangle(kind, text, prompt):
+    return _mangled(kind, text, prompt).rstrip("\n") + "\n"   # a paste that ends mid-line is a cut one
+
+
+def _mangled(kind, text, prompt):
     if kind == "prompt":
         return prompt + "\n" + text
     if kind == "flattened":
@@ -135,11 +139,13 @@ def test_reassembly_timeout_setting_is_never_a_count():
     assert snap.raw["再構築のタイムアウト"] == "60" and snap.ipv6["ReasmTimeout"] is None
 
 
-def test_netsh_without_its_command_line_is_read_as_ipv4_with_a_warning():
+def test_netsh_without_its_command_line_is_not_given_a_guessed_family():
     text = _text("windows/netsh_ipv6_ipstats_japanese.txt").replace("C:\\>netsh interface ipv6 show ipstats\n", "")
-    snap = parsers.parse(text)[0]
-    assert snap.ipv6 is None and snap.ipv4["InReceives"] == 121
-    assert any("command line" in w for w in snap.warnings)
+    notes = []
+    assert list(parsers.iter_parse(text, warn=notes.append)) == []
+    reading = parsers.get("windows").read(text.splitlines())
+    assert reading.ipv4 is None and reading.ipv6 is None
+    assert any("command line" in w for w in reading.warnings)
 
 
 def test_cisco_ambiguous_digits_are_refused_not_prefixed():

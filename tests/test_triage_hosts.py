@@ -35,7 +35,7 @@ def test_many_hosts_file(tmp_path):
     ('bandwidth = "10 furlongs"\n', "bandwidth '10 furlongs': not a rate like 100M or 10G"),
     ('mtu = 20\n', "mtu 20: an MTU is a whole number from 68 to 65535"),
     ('loss = 2\n', "loss 2: a loss rate must be between 0 and 1"),
-    ('dumps = ["missing.txt"]\n', "missing.txt: no such file"),
+    ('dumps = ["missing.txt"]\n', "'missing.txt': no such file"),
     ('os = [\n', "not valid TOML"),
     ('[hosts.a]\nos = "vos"\n[other]\nx = 1\n', "holds nothing else"),
 ])
@@ -57,7 +57,8 @@ def test_flags_override_file_and_probe_joins_its_host(tmp_path):
                             mss={"port": 23, "sent": 1460, "synack": 536, "used": 536},
                             findings=[{"code": "mss-536-legacy", "text": "", "confidence": "high"}]) for t in targets]
 
-    found, _ = triage.gather([str(tmp_path)], {"peer": "non-local", "release": "14.7"}, prober=fake_prober)
+    found, _ = triage.gather([str(tmp_path)], {"peer": "non-local", "release": "14.7"}, prober=fake_prober,
+                             probe_listed=True)
     (h,) = triage.run(found)
     assert seen == [["192.0.2.7"]]
     assert h.facts.peer == "non-local" and h.facts.release == "14.7"

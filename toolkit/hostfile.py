@@ -28,6 +28,7 @@ optional; unknown keys are an error (a typo must not silently drop a fact).
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional
@@ -131,6 +132,32 @@ KEYS = {"name", "os", "release", "peer", "bandwidth", "rtt", "loss", "mtu", "pat
 _FIELD = {"bandwidth": "bandwidth_bps", "rtt": "rtt_s"}
 
 
+MAX_SIZE = 1 << 20      # a host file is a few hundred bytes; more is not a host file
+
+
+def _inside(where: str, key: str, base: str, entry: str) -> str:
+    """A dump or probe named by a host file, confined to the host file's directory: a
+    customer's file must not make mssdiag read /etc/passwd or /proc/self/environ (and the
+    refusal does not say whether such a file exists)."""
+    root = os.path.realpath(base or ".")
+    full = os.path.realpath(os.path.join(root, entry))
+    if os.path.isabs(entry) or os.path.commonpath([root, full]) != root:
+        raise HostFileError(f"{where}: {key}: {entry!r} is outside the case directory; refused "
+                            "(name files beside the host file)")
+    why = _usable(full)
+    if why:
+        raise HostFileError(f"{where}: {key}: {entry!r}: {why}")
+    return os.path.join(base, entry)
+
+
+def _usable(path: str) -> Optional[str]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "no such file"
+    return None if stat.S_ISREG(st.st_mode) else "not a regular file"
+
+
 def _facts(where: str, table: Dict[str, Any], name: str, base: str, default_files: List[str]) -> HostFacts:
     facts = HostFacts(name=name, source=where)
     for key, value in table.items():
@@ -138,29 +165,45 @@ def _facts(where: str, table: Dict[str, Any], name: str, base: str, default_file
             raise HostFileError(f"{where}: unknown key {key!r}; known: " + ", ".join(sorted(KEYS)))
         setattr(facts, _FIELD.get(key, key), convert(where, key, value))
     for key in ("dumps", "probes"):
-        setattr(facts, key, [os.path.join(base, p) for p in getattr(facts, key)])
+        setattr(facts, key, [_inside(where, key, base, p) for p in getattr(facts, key)])
     if "dumps" not in table and "probes" not in table:
         for path in default_files:
             (facts.probes if path.endswith(".json") else facts.dumps).append(path)
-    for path in facts.dumps + facts.probes:
-        if not os.path.isfile(path):
-            raise HostFileError(f"{where}: {path}: no such file")
     return facts
 
 
 def load(path: str) -> List[HostFacts]:
-    """Every host a facts file describes."""
+    """Every host a facts file describes; HostFileError (one line naming the file and why)
+    for anything else: too big, not UTF-8 TOML, nested too deep, values out of range."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read(MAX_SIZE + 1)
+        if len(raw) > MAX_SIZE:
+            raise HostFileError(f"{path}: larger than {MAX_SIZE // 1024} KiB: not a host file")
+        data = tomllib.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise HostFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise HostFileError(f"{path}: not UTF-8 text (a host file is TOML, saved as UTF-8)") from None
     except tomllib.TOMLDecodeError as exc:
         raise HostFileError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise HostFileError(f"{path}: not valid TOML: nested too deep") from None
+    try:
+        return _hosts(path, data)
+    except (ValueError, OverflowError, TypeError, RecursionError) as exc:
+        if isinstance(exc, HostFileError):
+            raise
+        raise HostFileError(f"{path}: {exc}") from None
+
+
+def _hosts(path: str, data: Dict[str, Any]) -> List[HostFacts]:
     base = os.path.dirname(path)
     if "hosts" in data:
         if set(data) != {"hosts"} or not isinstance(data["hosts"], dict):
             raise HostFileError(f"{path}: a file with [hosts.NAME] tables holds nothing else")
+        if not data["hosts"]:
+            raise HostFileError(f"{path}: [hosts] holds no host")
         out = []
         for name, table in data["hosts"].items():
             if not isinstance(table, dict):
@@ -170,6 +213,6 @@ def load(path: str) -> List[HostFacts]:
     listing = base or "."
     siblings = sorted(os.path.join(base, f) for f in os.listdir(listing)
                       if f != os.path.basename(path) and not f.startswith(".") and not f.endswith((".toml", ".md"))
-                      and os.path.isfile(os.path.join(listing, f)))
+                      and _usable(os.path.join(listing, f)) is None)
     name = str(data.get("name") or os.path.basename(os.path.abspath(listing)))
     return [_facts(path, data, name, base, siblings)]

@@ -1,41 +1,122 @@
-"""Writing results: streamed JSON / JSON lines on stdout, tables, one-line errors on stderr."""
+"""Writing results: streamed JSON / JSON lines on stdout, tables, one-line errors on stderr.
+
+Everything that came from outside (file names, prompts, dump text, host files, probe
+results) is untrusted: `safe()` makes it terminal-safe before it reaches a terminal, a table
+cell or an error line, and `dumps()` escapes in JSON what JSON would let through raw
+(C1 controls, bidirectional overrides, line and paragraph separators).
+"""
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
+import tempfile
 from typing import Callable, Iterable, Sequence
 
 from tabulate import tabulate
 
 FORMATS = ("table", "json", "jsonl")
 
+# C0 controls (tab aside), DEL, C1, the bidirectional controls that reorder what a reader
+# sees (U+202E turns "txt.exe" into "exe.txt"), zero-width marks, line/paragraph separators.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+
+
+def safe(value) -> str:
+    """Text from outside, fit for a terminal line or a table cell: every control, bidi and
+    line-breaking character shown as a visible `?` (so it can neither move the cursor, set
+    the window title, reorder the text nor start a forged row)."""
+    return _UNSAFE.sub("?", str(value))
+
+
+def dumps(obj, indent=None) -> str:
+    """JSON text: non-ASCII kept readable, but C1 and bidi controls as \\uXXXX escapes."""
+    text = json.dumps(obj, ensure_ascii=False, indent=indent)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM, raised where the program is, so what is being written is closed
+    cleanly. Not a KeyboardInterrupt: the CLI framework would turn that into a silent exit."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def word(self) -> str:
+        return "interrupted" if self.signum == 2 else "terminated"
+
+
+_writing = {"now": False, "pending": 0}
+
+
+def raise_interrupted(signum, frame) -> None:
+    """The CLI's SIGINT/SIGTERM handler. In the middle of a write it only takes note, and
+    the write raises once it is whole: what was printed is never a cut record."""
+    if _writing["now"]:
+        _writing["pending"] = signum
+        return
+    raise Interrupted(signum)
+
+
+class OutputClosed(Exception):
+    """stdout's reader left (`mssdiag parse big | head`): not an error, nothing to report.
+    Raised instead of BrokenPipeError so that no library on the way (click) turns it into one."""
+
+
+def write(out, text: str) -> None:
+    _writing["now"] = True
+    try:
+        out.write(text)
+    except BrokenPipeError:
+        raise OutputClosed() from None
+    finally:
+        _writing["now"] = False
+    if _writing["pending"]:
+        signum, _writing["pending"] = _writing["pending"], 0
+        raise Interrupted(signum)
+
 
 def error(message: str) -> None:
     """One line on stderr; never a traceback."""
-    print(f"mssdiag: {message}", file=sys.stderr, flush=True)
+    print(f"mssdiag: {safe(message)}", file=sys.stderr, flush=True)
 
 
 def json_array(items: Iterable[dict], out=None) -> int:
-    """Print items as one JSON array without holding them all: memory stays flat."""
+    """Print items as one JSON array without holding them all: memory stays flat. The array
+    is closed even when the run is interrupted, so what was printed is valid JSON."""
     out = out or sys.stdout
     count = 0
-    out.write("[")
-    for item in items:
-        out.write(",\n" if count else "\n")
-        out.write(json.dumps(item, ensure_ascii=False))
-        count += 1
-    out.write("\n]\n" if count else "]\n")
-    out.flush()
+    try:
+        write(out, "[")      # written whole even when a signal comes (write raises after writing)
+        for item in items:
+            line = (",\n" if count else "\n") + dumps(item)
+            count += 1
+            write(out, line)
+    finally:
+        if sys.exc_info()[0] is not OutputClosed:
+            write(out, "\n]\n" if count else "]\n")
+            _flush(out)
     return count
+
+
+def _flush(out) -> None:
+    try:
+        out.flush()
+    except BrokenPipeError:
+        raise OutputClosed() from None
 
 
 def json_lines(items: Iterable[dict], out=None) -> int:
     out = out or sys.stdout
     count = 0
     for item in items:
-        out.write(json.dumps(item, ensure_ascii=False) + "\n")
+        write(out, dumps(item) + "\n")
         count += 1
-    out.flush()
+    _flush(out)
     return count
 
 
@@ -44,14 +125,14 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
-        batch.append(["-" if v is None else v for v in row])
+        batch.append(["-" if v is None else safe(v) if isinstance(v, str) else v for v in row])
         count += 1
         if len(batch) >= page:
-            out.write(tabulate(batch, headers=headers) + "\n")
+            write(out, tabulate(batch, headers=headers) + "\n")
             batch = []
     if batch:
-        out.write(tabulate(batch, headers=headers) + "\n")
-    out.flush()
+        write(out, tabulate(batch, headers=headers) + "\n")
+    _flush(out)
     return count
 
 
@@ -77,3 +158,32 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
             yield from to_rows(item)
     table(rows(), headers)
     return count
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write a file so that it is either the old one or the whole new one: a temporary
+    file beside it, renamed over it (a full disk or an interrupt leaves the old file)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".mssdiag-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if os.path.exists(path):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -21,13 +21,25 @@ class InputError(ValueError):
     """An input that cannot be used at all; the message names it and the reason."""
 
 
+MAX_PROBE_FILE = 256 << 20     # 256 MiB of probe JSON is about a million results; more is not a probe file
+
+
 def load_probes(path: str) -> List[ProbeResult]:
-    """ProbeResults from a saved `probe --json` file: one object, an array, or JSON lines."""
+    """ProbeResults from a saved `probe --json` file: one object, an array, or JSON lines.
+    Every field is checked against the documented schema (ProbeResult.from_dict): a file
+    that holds anything else is refused whole, with one line naming the item and field."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeError) as exc:
-        raise InputError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_PROBE_FILE + 1)
+        if len(raw) > MAX_PROBE_FILE:
+            raise InputError(f"{path}: larger than {MAX_PROBE_FILE >> 20} MiB: not a saved probe result")
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text: not a saved probe result") from None
+    if not text.strip():
+        raise InputError(f"{path}: empty: no probe result in it")
     try:
         data = json.loads(text)
         items = data if isinstance(data, list) else [data]
@@ -36,13 +48,17 @@ def load_probes(path: str) -> List[ProbeResult]:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: not probe JSON: {exc.msg} at line {exc.lineno}") from None
+    except RecursionError:
+        raise InputError(f"{path}: not probe JSON: nested too deep") from None
+    if not items:
+        raise InputError(f"{path}: no probe result in it")
     out = []
     for i, item in enumerate(items):
-        if not isinstance(item, dict) or "target" not in item or not isinstance(item.get("mss", {}), (dict, type(None))):
+        if not isinstance(item, dict) or "target" not in item:
             raise InputError(f"{path}: item {i}: not a probe result (needs at least 'target')")
         try:
             out.append(ProbeResult.from_dict(item))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError, KeyError, AttributeError) as exc:
             raise InputError(f"{path}: item {i}: not a probe result: {exc}") from None
     return out
 
@@ -50,9 +66,12 @@ def load_probes(path: str) -> List[ProbeResult]:
 def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str] = None,
            targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
            prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
-           send_text: Optional[str] = None, host: Optional[str] = None) -> Tuple[List[Host], Outcome]:
+           send_text: Optional[str] = None, host: Optional[str] = None,
+           probe_listed: bool = False) -> Tuple[List[Host], Outcome]:
     """Hosts with their evidence, as the host model groups it. Bad inputs get one error
-    line each and are skipped. `host` (--host) makes every input one host."""
+    line each and are skipped. `host` (--host) makes every input one host. Targets are
+    probed live when given on the command line; those a host file lists only with
+    `probe_listed` (--probe-targets): a customer's file never makes mssdiag send packets."""
     outcome = Outcome()
     inputs, facts = walk(paths, error, outcome.failed, hosts_file)
     snapshots = [(s, inp.case) for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"))]
@@ -69,13 +88,27 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
         outcome.parsed.append(inp.path)
         probes += [(r, inp.case, inp.path) for r in results]
     live = list(targets or [])
-    for f in facts:
-        live += [t for t in f.targets if t not in live]
+    listed = [t for f in facts for t in f.targets if t not in live]
+    if probe_listed:
+        live += list(dict.fromkeys(listed))
+    elif listed:
+        error(f"host files list targets to probe ({', '.join(listed[:4])}{', ...' if len(listed) > 4 else ''}): "
+              "not probed; add --probe-targets to probe them")
     if live:
         for r in (prober or live_probe)(live, error, ports, send_text):
             owner = next((f for f in facts if r.target in f.targets), None)
             probes.append((r, owner, f"probe {r.target}"))
-    hosts = build(snapshots, facts, probes, forced=host, note=error)
+    captures = []
+    for inp in inputs:
+        if inp.kind != "capture":
+            continue
+        from toolkit import capture
+        result = capture.analyze([inp.path])
+        for problem in result.errors:
+            error(problem)
+        (outcome.parsed if result.read_ok else outcome.failed).append(inp.path)
+        captures += [(f, inp.case, inp.path) for f in result.findings]
+    hosts = build(snapshots, facts, probes, forced=host, note=error, captures=captures)
     for h in hosts:
         h.facts.merge({k: v for k, v in flags.items() if k in ("os", "release", "peer", "bandwidth_bps", "rtt_s",
                                                                   "loss", "mtu", "path_mtu", "tcp_rmem_max",
@@ -108,4 +141,7 @@ def run(hosts: List[Host]) -> List[Host]:
 
 
 def document(hosts: List[Host]) -> dict:
-    return {"schema": SCHEMA, "hosts": [h.to_dict() for h in hosts]}
+    from toolkit import __version__
+    from toolkit.report.common import generated_at, summary
+    return {"schema": SCHEMA, "generated_at": generated_at().isoformat(timespec="seconds"), "version": __version__,
+            "summary": summary(hosts), "hosts": [h.to_dict() for h in hosts]}

@@ -1,12 +1,15 @@
 """The mssdiag command line: thin typer wrappers over the library, one module per group."""
 from __future__ import annotations
 
+import os
+import sys
 from typing import Optional
 
 import typer
 
-from toolkit import __version__
+import toolkit
 from toolkit.cli import lab, offline, probe
+from toolkit.output import Interrupted, OutputClosed, raise_interrupted, safe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 
@@ -24,7 +27,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"mssdiag {__version__}")
+        typer.echo(f"mssdiag {toolkit.__version__}")
         raise typer.Exit()
 
 
@@ -42,29 +45,52 @@ capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
 
 
+def _stdout_gone() -> None:
+    """stdout cannot be written (a full disk, a closed pipe): point it at /dev/null so the
+    interpreter's own last flush cannot print a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
 def main() -> None:
     """Run the CLI; usage errors become one line on stderr (exit 2), never a traceback."""
-    import sys
+    import signal
 
+    signal.signal(signal.SIGINT, raise_interrupted)
+    signal.signal(signal.SIGTERM, raise_interrupted)
     # Click's exception classes, found through typer's public BadParameter: newer typer
     # releases vendor click, older ones import it.
     usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
     click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
     try:
         code = app(prog_name="mssdiag", standalone_mode=False)
+        sys.stdout.flush()
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
             sys.exit(0)  # help was printed
         where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
-        print(f"mssdiag: {exc.format_message()}{where}", file=sys.stderr)
+        print(f"mssdiag: {safe(exc.format_message())}{where}", file=sys.stderr)
         sys.exit(2)
     except click_error as exc:
-        print(f"mssdiag: {exc.format_message()}", file=sys.stderr)
+        print(f"mssdiag: {safe(exc.format_message())}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except Interrupted as exc:
+        print(f"mssdiag: {exc.word}", file=sys.stderr)
+        sys.exit(128 + exc.signum)
     except (typer.Abort, KeyboardInterrupt):
         print("mssdiag: interrupted", file=sys.stderr)
         sys.exit(130)
-    except BrokenPipeError:
-        sys.stderr.close()  # `mssdiag parse big | head`: the reader left, nothing to report
+    except (BrokenPipeError, OutputClosed):
+        _stdout_gone()   # `mssdiag parse big | head`: the reader left, nothing to report
         sys.exit(0)
+    except OSError as exc:
+        if exc.filename is None:       # a write to stdout failed (`> /dev/full`)
+            _stdout_gone()
+            print(f"mssdiag: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        else:
+            print(f"mssdiag: {safe(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
+        sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

@@ -39,6 +39,11 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
 def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
     inputs, _ = hosts.walk(paths, error, outcome.failed)
+    other = [i for i in inputs if i.kind != "dump"]
+    if other:
+        kinds = sorted({i.kind for i in other})
+        error(f"skipped {len(other)} input(s) that are not netstat dumps ({', '.join(kinds)}: "
+              f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); mssdiag triage reads them")
     total = size(inputs)
     if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
         yield from read(inputs, os_name, outcome, error)
@@ -66,7 +71,17 @@ DELTA_HEADERS = (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
                  + ["frags/dgram", "fail share", "events"])
 
 
-def _snapshot_rows(s: Snapshot):
+def _said(s: Snapshot, shown: set) -> None:
+    """A table has no room for a snapshot's warnings: each goes to stderr once, naming where."""
+    for w in s.warnings:
+        if (s.source, w) not in shown:
+            shown.add((s.source, w))
+            error(f"{s.source}: line {s.line}: {w}")
+
+
+def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
+    if shown is not None:
+        _said(s, shown)
     for family in ("ipv4", "ipv6"):
         values = getattr(s, family)
         if values is not None:
@@ -109,7 +124,9 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     """
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, _snapshot_rows, SNAPSHOT_HEADERS)
+    shown: set = set()
+    emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, lambda s: _snapshot_rows(s, shown),
+         SNAPSHOT_HEADERS)
     _finish(outcome)
 
 

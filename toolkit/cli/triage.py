@@ -8,13 +8,15 @@ import typer
 
 from toolkit.cli.probe import ports_and_text
 from toolkit.hostfile import OS_NAMES, HostFileError, convert
-from toolkit.output import error
+from toolkit.output import error, write, write_atomic
 
 
 def triage(
     paths: List[str] = typer.Argument(None, metavar="PATH...", help="netstat dumps, saved `probe --json` files, "
                                       "case directories (with a host.toml) or host files (*.toml)."),
     target: List[str] = typer.Option([], "--target", "-t", help="Probe this live target too (repeatable; needs root for DF probes)."),
+    probe_targets: bool = typer.Option(False, "--probe-targets", help="Also probe the targets host files list "
+                                       "(never without this flag: a customer's file does not make mssdiag send packets)."),
     port: Optional[str] = typer.Option(None, "--port", "-p", metavar="N,...", help="TCP port(s) for the live MSS check (as mssdiag probe)."),
     send: Optional[str] = typer.Option(None, "--send", metavar="TEXT", help="Sent to live ports that stay silent (backslash escapes understood)."),
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
@@ -41,7 +43,7 @@ def triage(
 
     Examples:
 
-      mssdiag triage fixtures/cases/vos-host
+      mssdiag triage fixtures/cases/demo/vos-host
 
       mssdiag triage before.txt after.txt --os vos --release 14.6 --peer non-local
 
@@ -69,7 +71,7 @@ def triage(
         raise typer.Exit(2)
     ports, text = ports_and_text(port, send)
     hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text,
-                                host=host)
+                                host=host, probe_listed=probe_targets)
     if not hosts:
         error("no host could be triaged from the inputs")
         raise typer.Exit(1)
@@ -77,13 +79,12 @@ def triage(
     text = report.render(hosts, fmt)
     if output:
         try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            write_atomic(output, text)      # a full disk or an interrupt leaves the old report whole
         except OSError as exc:
-            error(f"{output}: cannot write: {exc.strerror or exc}")
+            error(f"{output}: cannot write: {exc.strerror or exc}; nothing written")
             raise typer.Exit(1)
     else:
-        sys.stdout.write(text)
+        write(sys.stdout, text)
         sys.stdout.flush()
     if outcome.failed:
         raise typer.Exit(3)

@@ -5,7 +5,6 @@ Markdown escapes what would break a ticket's layout and the HTML escapes everyth
 """
 from __future__ import annotations
 
-import json
 from typing import List
 
 FORMATS = ("table", "json", "md", "html")
@@ -14,7 +13,8 @@ FORMATS = ("table", "json", "md", "html")
 def render(hosts: List, fmt: str) -> str:
     from toolkit import triage
     if fmt == "json":
-        return json.dumps(triage.document(hosts), indent=2, ensure_ascii=False) + "\n"
+        from toolkit.output import dumps
+        return dumps(triage.document(hosts), indent=2) + "\n"
     if fmt == "md":
         from toolkit.report import markdown
         return markdown.render(hosts)

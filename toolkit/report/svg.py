@@ -2,14 +2,20 @@
 from __future__ import annotations
 
 import math
-from html import escape
+from html import escape as _escape
 from typing import List, Optional, Sequence, Tuple
+
+from toolkit.output import safe
 
 W, H = 720, 300
 LEFT, RIGHT, TOP, BOTTOM = 78, 190, 28, 46
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf")
 
 Series = Tuple[str, Sequence[Tuple[float, float]]]
+
+
+def escape(value) -> str:
+    return _escape(safe(value))
 
 
 def _ticks(lo: float, hi: float, n: int = 5) -> List[float]:
