@@ -106,6 +106,8 @@ def to_int(text: str) -> int:
     above 2**64.
     """
     s = text.strip(" \t")
+    if len(s) > 27:     # 2**64 has 20 digits, 26 grouped: longer is no counter (and int() refuses 4,300+ digits)
+        raise ParseError(f"not a counter value: {text[:24]!r}... ({len(s)} characters) is above 2**64")
     if _PLAIN.fullmatch(s):
         value = int(s)
     elif _GROUPED.fullmatch(s):
