@@ -26,6 +26,7 @@ from .text import DAMAGED
 
 META = Meta(
     name="cisco",
+    role="router",
     title="Cisco IOS / IOS-XE and Cisco-style CLIs (Dell FTOS, Edge-core, Avici)",
     covers=("Cisco IOS 12.x, 15.x", "Cisco IOS-XE", "Dell FTOS / Force10 OS9 (S-, Z-, MXL, FN IOM)",
             "Edge-core / SMC / Accton switch firmware", "Avici Systems routers"),

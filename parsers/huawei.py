@@ -31,6 +31,7 @@ from .model import Meta, Reading
 
 META = Meta(
     name="huawei",
+    role="router",
     title="Huawei VRP, H3C / HPE Comware, 3Com",
     covers=("Huawei VRP 5/8 (S-series switches, AR, NE routers, CE data-centre switches, USG firewalls)",
             "H3C Comware 5/7, HPE FlexNetwork (Comware)", "3Com 5500 and other Huawei-3Com switches",

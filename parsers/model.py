@@ -46,6 +46,7 @@ class Meta:
     fails_unit: str = "datagrams"  # what ReasmFails counts: failed datagrams, or dropped fragments (BSD)
     timeout_unit: str = "fragments"  # what ReasmTimeout counts: fragments dropped, or datagrams given up (Linux)
     semantics: str = ""            # what its numbers mean, in words (shown in docs and reports)
+    role: str = "host"             # host | router (a network device's CLI) | any (SNMP: either)
     counter_bits: int = 32         # counter width to assume: a drop from near 2**bits to near 0 is a wrap,
                                    # not a reboot. 32 unless the format proves wider (SNMP Counter64):
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.

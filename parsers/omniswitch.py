@@ -32,6 +32,7 @@ from .model import Meta, Reading
 
 META = Meta(
     name="omniswitch",
+    role="router",
     title="Alcatel-Lucent OmniSwitch (AOS) and Omni Switch/Router",
     covers=("OmniSwitch 6250 / 6450 / 6850 / 9000 (AOS 6)", "Omni Switch/Router (OmniS/R) 4.x"),
     formats=("show ip traffic", "ips (IP Statistics and Errors)", "-> show ip traffic (prompt kept)"),

@@ -25,6 +25,7 @@ from .model import Meta, Reading
 
 META = Meta(
     name="snmp",
+    role="any",
     title="SNMP walk of IP-MIB (net-snmp snmpwalk / snmpget output)",
     covers=("any SNMP agent: routers, switches, firewalls, Linux/Windows/ESXi hosts",
             "RFC 1213 ip group scalars (ipReasmReqds.0 ...)", "RFC 4293 ipSystemStatsTable (ipv4 / ipv6 rows)"),
