@@ -106,6 +106,8 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
                     if new is not None:
                         added += 1
                         touched[hid] = min(touched.get(hid, st.t), st.t)
+                if hid in touched:          # deltas commit with their snapshots: a kill never splits them
+                    store.refresh_deltas(hid, name, touched[hid])
                 for r in h.probes:
                     ps = g.probe_stamps.get(id(r))
                     if ps is None:
@@ -137,8 +139,6 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
             for hid in ids[start:start + BATCH]:
                 name = scope[hid]
                 settings = cfg.for_host(name)
-                if hid in touched:
-                    store.refresh_deltas(hid, name, touched[hid])
                 events.judge_deltas(store, hid, settings, run_id)
                 events.judge_probes(store, hid, settings, run_id)
                 events.judge_stale(store, hid, settings, now, run_id)

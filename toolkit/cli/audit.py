@@ -23,14 +23,15 @@ class _PluginCommand(TyperCommand):
     one line on stdout), never click's exit 2."""
 
     def parse_args(self, ctx, args):
-        plugin = any(a in ("--nagios", "--checkmk") for a in args)
+        nagios = "--nagios" in args         # click consumes `args` while it parses
+        plugin = nagios or "--checkmk" in args
         usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
         try:
             return super().parse_args(ctx, args)
         except usage_error as exc:
             if not plugin:
                 raise
-            _plugin_exit("--nagios" in args, f"usage: {exc.format_message()} (see 'mssdiag audit run --help')")
+            _plugin_exit(nagios, f"usage: {exc.format_message()} (see 'mssdiag audit run --help')")
 
 
 def _plugin_exit(nagios: bool, reason: str) -> None:
