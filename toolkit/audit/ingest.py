@@ -60,6 +60,11 @@ def file_time(path: str) -> Optional[str]:
     return t.isoformat()
 
 
+def precise(t: float) -> str:
+    """The clock as ISO 8601 UTC to the microsecond: runs a second apart stay apart."""
+    return datetime.fromtimestamp(t, timezone.utc).isoformat()
+
+
 @dataclass
 class Stamp:
     """What the store needs besides the snapshot itself."""
@@ -240,7 +245,7 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
             elif named:
                 snap.taken_at, how = named, "file name"
             elif inp.path == "-":
-                snap.taken_at, how = iso(now), "clock"
+                snap.taken_at, how = precise(now), "clock"
             else:
                 if inp.path not in mtimes:
                     mtimes[inp.path] = os.stat(inp.path).st_mtime
@@ -260,8 +265,8 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
         if not got:
             raise here.LocalError(f"{where}: no IP counters found in this host's statistics")
         for snap in got:
-            snap.taken_at = iso(now)
-            out.stamps[id(snap)] = Stamp(text, now, "clock", iso(now))
+            snap.taken_at = precise(now)
+            out.stamps[id(snap)] = Stamp(text, now, "clock", snap.taken_at)
             pairs.append((snap, case))
         if not any(f.name == out.local_host for f in facts):
             facts.append(case)
