@@ -23,6 +23,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
+from itertools import accumulate
 from datetime import datetime, timezone
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -68,10 +69,12 @@ def precise(t: float) -> str:
 @dataclass
 class Stamp:
     """What the store needs besides the snapshot itself."""
-    text: str
     t: float
     time_from: str            # dump | index | file name | clock | file mtime
     moment: str               # the idempotency moment ('' when only a guess: file mtime)
+    path: Optional[str] = None                 # where its text is (Gathered.text cuts it)
+    span: Optional[Tuple[int, int]] = None
+    text: Optional[str] = None                 # or the text itself (--local)
 
 
 @dataclass
@@ -101,6 +104,10 @@ class Gathered:
     collections: List[Collection] = field(default_factory=list)
     outcome: Outcome = field(default_factory=Outcome)
     local_host: Optional[str] = None
+    texts: Optional["Texts"] = None
+
+    def text(self, stamp: Stamp) -> str:
+        return stamp.text if stamp.text is not None else self.texts.cut(stamp.path, stamp.span)
 
 
 @dataclass
@@ -155,35 +162,52 @@ def read_index(path: str, error: Callable[[str], None]) -> List[_Entry]:
     return out
 
 
-def _texts(inputs, outcome: Outcome, error: Callable[[str], None], stdin: Optional[bytes]):
-    """(snapshot, input, its own text) for every dump, in the order read() gives them."""
+class Texts:
+    """The decoded text of the files read, to cut each snapshot's own text from when it is
+    stored: only offsets are held meanwhile, and one file's text at a time (a host's
+    snapshots come from its own files), so memory stays bounded by the largest file."""
+
+    def __init__(self, stdin: Optional[bytes] = None):
+        self._stdin = open_text(io.BytesIO(stdin)).read() if stdin is not None else None
+        self._path: Optional[str] = None
+        self._text = ""
+
+    def whole(self, path: str) -> str:
+        if path == "-":
+            return self._stdin or ""
+        if path != self._path:
+            with open_text(open(path, "rb")) as fh:
+                self._text = fh.read()
+            self._path = path
+        return self._text
+
+    def cut(self, path: str, span: Tuple[int, int]) -> str:
+        return self.whole(path)[span[0]:span[1]]
+
+
+def _spans(inputs, outcome: Outcome, error: Callable[[str], None], texts: Texts):
+    """(snapshot, input, (start, end) of its own text) for every dump, in read() order: a
+    snapshot's text runs from its first line to the next snapshot's first line."""
     pending: List[Tuple[Snapshot, object]] = []
 
     def attach(items):
         inp = items[0][1]
         try:
-            stream = open_text(io.BytesIO(stdin)) if inp.path == "-" else open_text(open(inp.path, "rb"))
+            text = texts.whole(inp.path)
         except OSError as exc:
             error(f"{inp.path}: cannot read again: {exc.strerror or exc}")
             return
-        with stream:
-            starts = [s.line for s, _ in items]
-            bounds = starts[1:] + [None]
-            k, number, buf = 0, 0, []
-            for line in stream:
-                number += 1
-                while k < len(items) and bounds[k] is not None and number >= bounds[k]:
-                    yield items[k][0], inp, "".join(buf)
-                    buf, k = [], k + 1
-                if k < len(items) and number >= starts[k]:
-                    buf.append(line)
-            while k < len(items):
-                yield items[k][0], inp, "".join(buf)
-                buf, k = [], k + 1
+        offsets = [0]
+        offsets.extend(accumulate(len(part) + 1 for part in text.split("\n")))
+        last = len(offsets) - 1
+        starts = [offsets[min(max(s.line, 1) - 1, last)] for s, _ in items]
+        ends = starts[1:] + [len(text)]
+        for (snap, _), a, b in zip(items, starts, ends):
+            yield snap, inp, (a, min(b, len(text)))
 
     saved = sys.stdin
-    if stdin is not None:
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    if texts._stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(texts._stdin.encode("utf-8")))
     try:
         for snap, inp in read(inputs, None, outcome, error):
             if pending and pending[-1][1] is not inp:
@@ -228,10 +252,10 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
         if e is not None and inp.case is None:
             inp.case = next(f for f in facts if f.name.lower() == e.host.lower())
 
-    stdin = sys.stdin.buffer.read() if any(i.path == "-" for i in inputs) else None
+    out.texts = Texts(sys.stdin.buffer.read() if any(i.path == "-" for i in inputs) else None)
     pairs: List[Tuple[Snapshot, Optional[HostFacts]]] = []
     mtimes: Dict[str, float] = {}
-    for snap, inp, text in _texts(inputs, outcome, error, stdin):
+    for snap, inp, span in _spans(inputs, outcome, error, out.texts):
         if snap.taken_at:
             try:
                 t, how = epoch(snap.taken_at), "dump"
@@ -252,7 +276,7 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
                 snap.taken_at, how = iso(mtimes[inp.path]), "file mtime"
             t = epoch(snap.taken_at)
         moment = "" if how == "file mtime" else iso(t)
-        out.stamps[id(snap)] = Stamp(text, t, how, moment)
+        out.stamps[id(snap)] = Stamp(t, how, moment, inp.path, span)
         pairs.append((snap, inp.case))
 
     if local:
@@ -266,7 +290,7 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
             raise here.LocalError(f"{where}: no IP counters found in this host's statistics")
         for snap in got:
             snap.taken_at = precise(now)
-            out.stamps[id(snap)] = Stamp(text, now, "clock", snap.taken_at)
+            out.stamps[id(snap)] = Stamp(now, "clock", snap.taken_at, text=text)
             pairs.append((snap, case))
         if not any(f.name == out.local_host for f in facts):
             facts.append(case)

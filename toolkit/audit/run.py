@@ -22,7 +22,7 @@ from toolkit.audit.store import Store, resolve
 
 TOOL = f"mssdiag {__version__}"
 BATCH = 200                     # hosts per transaction
-FINDINGS_WINDOW = 200           # latest snapshots the rules see per host
+FINDINGS_WINDOW = 4             # latest snapshots (3 intervals) the rules judge per host
 
 
 @dataclass
@@ -102,7 +102,7 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
                 facts[hid] = h.facts
                 for snap in h.snapshots:
                     st = g.stamps[id(snap)]
-                    new = store.add_snapshot(hid, snap, st.text, st.t, st.time_from, st.moment, now, run_id)
+                    new = store.add_snapshot(hid, snap, g.text(st), st.t, st.time_from, st.moment, now, run_id)
                     if new is not None:
                         added += 1
                         touched[hid] = min(touched.get(hid, st.t), st.t)
