@@ -486,3 +486,28 @@ def test_a_run_killed_mid_ingest_leaves_a_usable_store(tmp_path, store):
     assert rows(store, "SELECT count(*) FROM deltas WHERE reasm_reqds = 40") == [(20,)]
     assert rows(store, "SELECT count(*) FROM runs WHERE status = 'running'") == [(1,)]   # the killed one, said so
     assert rows(store, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_nagios_timeout_and_internal_error_are_unknown(tmp_path, store, monkeypatch):
+    env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent-mssdiag-test")
+    # stdin that never ends: the run is still reading when its time is up
+    proc = subprocess.Popen([sys.executable, "-m", "toolkit", "audit", "run", "-", "--nagios", "--timeout", "1s",
+                             "--store", str(store)], cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.stdin.close() if proc.stdin and not proc.stdin.closed else None
+    assert proc.returncode == 3 and out == "MSSDIAG UNKNOWN - timed out after 1 s\n" and err == ""
+
+    from typer.testing import CliRunner
+    from toolkit.audit import run as runner
+    from toolkit.cli import app
+
+    def boom(*a, **k):
+        raise ValueError("boom")
+    monkeypatch.setattr(runner, "run", boom)
+    got = CliRunner().invoke(app, ["audit", "run", "--nagios", "--store", str(store)])
+    assert got.exit_code == 3 and got.output == "MSSDIAG UNKNOWN - internal error: ValueError: boom\n"
+    got = CliRunner().invoke(app, ["audit", "run", "--store", str(store)])
+    assert got.exit_code == 1

@@ -63,7 +63,7 @@ class Lab:
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
         self.rcv = self.net.ns("arcv")
         assert self.rcv == name
-        r_out, v_end = self.net.link(self.rtr, self.rcv, 1000)
+        self.r_out, self.v_end = r_out, v_end = self.net.link(self.rtr, self.rcv, 1000)
         self.net.addr(self.rtr, r_out, "10.203.2.254/24")
         self.net.addr(self.rcv, v_end, "10.203.2.1/24")
         self.net.route(self.rcv, "10.203.1.0/24", "10.203.2.254")
@@ -194,3 +194,26 @@ def test_node_exporter_serves_the_audit_metrics(tmp_path):
     assert "# TYPE mssdiag_ip_reasm_reqds_total counter" in served
     assert "mssdiag_last_success_timestamp_seconds " in served
     assert "node_textfile_scrape_error 0" in served
+
+
+def test_live_probes_record_the_path_mtu_and_its_change(lab):
+    pytest.importorskip("scapy")
+    env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent-mssdiag-test")
+    store = lab.tmp / "probes.sqlite"
+
+    def probe():
+        return lab.net.run(lab.snd, [sys.executable, "-m", "toolkit", "audit", "run", "--probe", "10.203.2.1",
+                                     "--store", str(store), "--jsonl"], env=env, timeout=120)
+    first = probe()
+    recs = [json.loads(x) for x in first.stdout.splitlines()]
+    (p,) = [r for r in recs if r["type"] == "probe"]
+    assert p["pmtu"] == 1000 and p["host"] == "10.203.2.1" and p["vantage"].endswith(f"@{lab.snd}"), first.stderr
+    # the router's link to the receiver grows to 1200: the next probe sees it, and says it changed
+    lab.net.run(lab.rtr, ["ip", "link", "set", lab.r_out, "mtu", "1200"], check=True)
+    lab.net.run(lab.rcv, ["ip", "link", "set", lab.v_end, "mtu", "1200"], check=True)
+    second = probe()
+    recs = [json.loads(x) for x in second.stdout.splitlines()]
+    (p,) = [r for r in recs if r["type"] == "probe"]
+    assert p["pmtu"] == 1200, second.stderr
+    (ev,) = [r for r in recs if r["type"] == "event"]
+    assert ev["event"] == "pmtu-changed" and ev["evidence"]["from"] == 1000 and ev["evidence"]["to"] == 1200

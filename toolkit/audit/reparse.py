@@ -33,8 +33,7 @@ def reparse(store: Store, cfg: Config, everything: bool, hosts: Optional[Iterabl
     for hid, name, _ in store.hosts(hosts):
         rows = store.db.execute("SELECT id, os, parser_version, source, counters, format, warnings, forwarding"
                                 " FROM snapshots WHERE host_id = ? ORDER BY t, id", (hid,)).fetchall()
-        store.begin()
-        try:
+        with store.transaction():
             changed = False
             for sid, os_name, version, source, counters, fmt, warnings, forwarding in rows:
                 if not everything and version == parser_version(os_name):
@@ -69,8 +68,4 @@ def reparse(store: Store, cfg: Config, everything: bool, hosts: Optional[Iterabl
                                  (hid, *derived))
                 store.db.execute("UPDATE hosts SET evaluated_t = NULL WHERE id = ?", (hid,))
                 events.judge_deltas(store, hid, cfg.for_host(name), None)
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
     return done

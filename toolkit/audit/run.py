@@ -80,9 +80,8 @@ def run(opts: Options, cfg: Config, error: Callable[[str], None]) -> Status:
 
 def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[str], None]) -> Status:
     now = time.time() if opts.now is None else opts.now
-    store.begin()
-    run_id = store.begin_run(TOOL, opts.argv, now)
-    store.commit()
+    with store.transaction():
+        run_id = store.begin_run(TOOL, opts.argv, now)
     sources = bool(opts.paths or opts.local or opts.targets)
     g = ingest.gather(opts.paths, error, host=opts.host, local=opts.local, targets=opts.targets,
                       ports=opts.ports, send_text=opts.send_text, now=now) if sources else ingest.Gathered()
@@ -92,8 +91,7 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
     scope: Dict[int, str] = {}
     facts = {}
     for start in range(0, len(g.hosts), BATCH):
-        store.begin()
-        try:
+        with store.transaction():
             for h in g.hosts[start:start + BATCH]:
                 name = h.facts.name
                 os_name = h.snapshots[-1].os if h.snapshots else None
@@ -115,17 +113,12 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
                     if store.add_probe(hid, r, ps.t, ps.moment, ps.source, ps.vantage, run_id) is not None:
                         probes_added += 1
                         probed.add(hid)
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
     if g.collections:
-        store.begin()
-        for c in g.collections:
-            hid = store.host_id(c.host)
-            scope[hid] = store.db.execute("SELECT name FROM hosts WHERE id = ?", (hid,)).fetchone()[0]
-            store.add_collection(hid, c.t, c.status, c.command, c.rc, c.source, c.detail, run_id)
-        store.commit()
+        with store.transaction():
+            for c in g.collections:
+                hid = store.host_id(c.host)
+                scope[hid] = store.db.execute("SELECT name FROM hosts WHERE id = ?", (hid,)).fetchone()[0]
+                store.add_collection(hid, c.t, c.status, c.command, c.rc, c.source, c.detail, run_id)
     if not sources:
         rows = store.hosts([opts.host] if opts.host else None)
         if opts.host and not rows:
@@ -134,8 +127,7 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
 
     ids = sorted(scope)
     for start in range(0, len(ids), BATCH):
-        store.begin()
-        try:
+        with store.transaction():
             for hid in ids[start:start + BATCH]:
                 name = scope[hid]
                 settings = cfg.for_host(name)
@@ -144,19 +136,10 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
                 events.judge_stale(store, hid, settings, now, run_id)
                 if opts.findings and (hid in touched or hid in probed):
                     _findings(store, hid, name, facts.get(hid), now, run_id, error)
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
 
     if opts.keep_s:
-        store.begin()
-        try:
+        with store.transaction():
             store.prune(now - opts.keep_s)
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
 
     status = Status(path, now, run_id)
     status.failed_inputs = list(dict.fromkeys(g.outcome.failed))
@@ -167,9 +150,8 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
     status.new_snapshots, status.new_probes = ch["snapshots"], ch["probes"]
     status.changed_events, status.collections = ch["events"], ch["collections"]
     nothing = sources and not g.outcome.parsed
-    store.begin()
-    store.end_run(run_id, "failed" if nothing else "ok", added, probes_added, len(status.failed_inputs),
-                  time.time() if opts.now is None else now)
-    store.commit()
+    with store.transaction():
+        store.end_run(run_id, "failed" if nothing else "ok", added, probes_added, len(status.failed_inputs),
+                      time.time() if opts.now is None else now)
     status.last_success_t = store.last_success()
     return status

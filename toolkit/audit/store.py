@@ -26,6 +26,7 @@ import math
 import os
 import sqlite3
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -253,6 +254,17 @@ class Store:
     def rollback(self) -> None:
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
+
+    @contextmanager
+    def transaction(self):
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception (a timeout, ^C)."""
+        self.begin()
+        try:
+            yield self
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
 
     # -- runs
 

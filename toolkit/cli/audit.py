@@ -151,12 +151,18 @@ def run(
             usage(f"--now {now!r}: not an ISO 8601 time like 2026-03-03T09:00:00Z")
     targets = [t.strip() for item in probe for t in item.split(",") if t.strip()]
     ports, text = (), None
-    if targets or port or send:
-        from toolkit.cli.probe import ports_and_text
+    if port:
+        from toolkit.cli.probe import parse_ports
         try:
-            ports, text = ports_and_text(port, send)
-        except typer.Exit:
-            usage("bad --port or --send")
+            ports = tuple(parse_ports(port))
+        except ValueError as exc:
+            usage(f"--port {port!r}: {exc}")
+    if send is not None:
+        import codecs
+        try:
+            text = codecs.decode(send, "unicode_escape")
+        except UnicodeDecodeError as exc:
+            usage(f"--send {send!r}: bad escape ({exc.reason})")
     if prom_file and not os.path.isdir(os.path.dirname(os.path.abspath(prom_file))):
         usage(f"--prom-file {prom_file}: its directory does not exist")
 
