@@ -495,9 +495,10 @@ def test_nagios_timeout_and_internal_error_are_unknown(tmp_path, store, monkeypa
                              "--store", str(store)], cwd=ROOT, env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        out, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)                 # stdin stays open: communicate() would close it
     finally:
-        proc.stdin.close() if proc.stdin and not proc.stdin.closed else None
+        proc.stdin.close()
+    out, err = proc.stdout.read(), proc.stderr.read()
     assert proc.returncode == 3 and out == "MSSDIAG UNKNOWN - timed out after 1 s\n" and err == ""
 
     from typer.testing import CliRunner
