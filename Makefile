@@ -13,10 +13,10 @@ $(STAMP): setup.cfg pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/mssdiag parse fixtures/cases/vos-host/netstat-stcp.txt
-	$(BIN)/mssdiag diff fixtures/cases/vos-host/netstat-stcp.txt
+	$(BIN)/mssdiag parse fixtures/cases/demo/vos-host/netstat-stcp.txt
+	$(BIN)/mssdiag diff fixtures/cases/demo/vos-host/netstat-stcp.txt
 	@# exit 4 = problems found, which is what the sample case is for
-	$(BIN)/mssdiag triage fixtures/cases/ || [ $$? -eq 4 ]
+	$(BIN)/mssdiag triage fixtures/cases/demo/ || [ $$? -eq 4 ]
 
 # Debian packages the namespace tests need (iptables, iproute2, ...); only as root.
 system-deps:

@@ -54,6 +54,7 @@ META = Meta(
     ipv4=ALL,
     ipv6=ALL,
     reasm_unit="both",
+    timeout_unit="datagrams",
     semantics=(
         "Counts both, like STCP (seed Fig. 6g: 15 reassemblies required, 5 packets reassembled ok): "
         "ReasmReqds goes up once per fragment received, ReasmOKs once per datagram reassembled. "

@@ -44,6 +44,7 @@ class Meta:
     ipv6: Tuple[str, ...] = ()     # ... and for IPv6 (empty: no IPv6 section)
     reasm_unit: str = "both"       # what its reassembly counters count: both | fragments | datagrams
     fails_unit: str = "datagrams"  # what ReasmFails counts: failed datagrams, or dropped fragments (BSD)
+    timeout_unit: str = "fragments"  # what ReasmTimeout counts: fragments dropped, or datagrams given up (Linux)
     semantics: str = ""            # what its numbers mean, in words (shown in docs and reports)
     counter_bits: int = 32         # counter width to assume: a drop from near 2**bits to near 0 is a wrap,
                                    # not a reboot. 32 unless the format proves wider (SNMP Counter64):

@@ -27,7 +27,7 @@ def test_increases_rates_and_ratios():
     assert d.ipv4["ReasmReqds"] == 4 and d.ipv4["ReasmOKs"] == 2 and d.ipv4["ReasmFails"] == 1
     assert d.ipv4["FragOKs"] is None, "a counter the dump never showed has no increase"
     assert d.per_hour("ipv4")["ReasmReqds"] == 8.0
-    assert d.ratios("ipv4") == {"fragments_per_datagram": 2.0, "reasm_fail_share": round(1 / 3, 4)}
+    assert d.ratios("ipv4") == {"fragments_per_datagram": 2.0, "reasm_fail_share": round(1 / 3, 6)}
     assert d.events == []
 
 

@@ -16,7 +16,7 @@ from toolkit.hostfile import HostFacts
 from toolkit.hosts import Host
 from toolkit.probe.result import ProbeResult
 
-CASES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "cases")
+CASES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "cases", "demo")
 SERIES_BLUE = (0x1F, 0x77, 0xB4)     # toolkit.report.svg.COLORS[0]
 
 
@@ -30,8 +30,10 @@ def test_self_contained_no_scripts_no_external_resources():
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "<script" not in page.lower()
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:|//)""", page)
-    assert page.count("<svg") >= 4          # throughput + counters for each of the three hosts (Linux/Windows/VOS)
-    assert "Counters across snapshots" in page and "Throughput bound vs MSS" in page
+    # counters (as increases per hour) where they grew: VOS and Windows; the MSS chart where the MSS
+    # is in question: VOS. The Linux host's counters did not grow: no chart says nothing.
+    assert page.count("<svg") == 3
+    assert page.count('class="chart counters"') == 2 and page.count('class="chart throughput"') == 1
 
 
 def test_untrusted_values_are_escaped(tmp_path):
@@ -164,3 +166,33 @@ def test_text_report_drops_terminal_control_characters():
     h = Host(HostFacts("evil\x1b[2J\x07host", os="vos", release="14.6", peer="non-local"))
     text = report.render(triage.run([h]), "table")
     assert "\x1b" not in text and "\x07" not in text and "evil?[2J?host" in text
+
+
+def test_chromium_summary_first_and_a_per_hour_chart_where_growth_is_visible(tmp_path):
+    """A cron log whose fragments start, peak and stop: the report's first thing on screen is the
+    summary (the red 'problem' cell), and below it the per-hour chart draws a line that rises and
+    falls -- a chart of totals since boot would only climb."""
+    log = os.path.join(os.path.dirname(__file__), "..", "fixtures", "netstat", "linux", "netns-cron-date-netstat-s.txt")
+    hosts = case_hosts(log)
+    page = report.render(hosts, "html")
+    assert page.index('id="summary"') < page.index('class="host"')
+    html = tmp_path / "report.html"
+    html.write_text(page)
+    png = tmp_path / "shot.png"
+    screenshot(html, png)
+    w, h, rows = read_png(png)
+    red = [(x, y) for y, row in enumerate(rows) for x, px in enumerate(row) if near(px, (0xB0, 0x00, 0x20), 30)]
+    blue = [(x, y) for y, row in enumerate(rows) for x, px in enumerate(row) if near(px, SERIES_BLUE)]
+    assert red and blue, (len(red), len(blue))
+    assert min(y for _, y in red) < 200, "the summary (with its problem cell) opens the page"
+    assert min(y for _, y in red) < min(y for _, y in blue), "the summary comes before any chart"
+    # the per-hour line: its first point sits on the plot's left edge (svg.LEFT from the chart's
+    # left, less the dot's radius); the legend's stroke lies right of the plot (svg.W - svg.RIGHT)
+    from toolkit.report import svg
+    left = min(x for x, _ in blue)
+    plot_right = left + 4 + (svg.W - svg.RIGHT - svg.LEFT)
+    pts = [(x, y) for x, y in blue if x <= plot_right + 4]
+    assert plot_right - left > 300
+    top = min(y for _, y in pts)
+    peak_x = [x for x, y in pts if y == top]
+    assert left + 20 < min(peak_x) and max(peak_x) < plot_right - 20, "increases rise then fall"

@@ -87,9 +87,11 @@ def test_reassembly_timeout_is_a_setting_not_a_count():
 def test_unknown_language_warns_that_labels_were_not_recognised():
     text = ("\nStatistiques IPv4\n\n  Paquets recus                      = 100\n"
             "  Reassemblage requis                = 5\n")
-    snap = parsers.parse(text, os="windows")[0]
-    assert all(v is None for v in snap.ipv4.values())
-    assert any("localized" in w for w in snap.warnings)
+    reading = windows.read(text.splitlines())
+    assert reading.ipv4 == {} and any("localized" in w for w in reading.warnings)
+    warnings = []   # forced, it reads no counter: one line says so (and why), no empty row
+    assert list(parsers.iter_parse(text, os="windows", warn=warnings.append)) == []
+    assert any("holds none of its counters" in w and "localized" in w for w in warnings)
 
 
 def test_german_labels():

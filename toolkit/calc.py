@@ -115,13 +115,13 @@ ENCAPS: Dict[str, Encap] = {e.name: e for e in (
     Encap("vlan", 0, 4, "802.1Q tag: the frame grows to 1522 bytes; the IP MTU stays unless a device "
                         "on the path only takes 1518-byte frames (then use --mtu 1496)"),
     Encap("qinq", 0, 8, "802.1ad double tag: frame grows by 8; same caveat as vlan (--mtu 1492 if not)"),
-    Encap("pppoe", 8, 0, "PPPoE 6 + PPP 2 bytes inside the Ethernet payload (RFC 2516): 1500 -> 1492"),
-    Encap("gre", 24, 0, "outer IPv4 20 + GRE 4 (add 4 more with a key): 1500 -> 1476"),
+    Encap("pppoe", 8, 0, "PPPoE 6 + PPP 2 bytes inside the Ethernet payload (RFC 2516)"),
+    Encap("gre", 24, 0, "outer IPv4 20 + GRE 4 (add 4 more with a key)"),
     Encap("udp", 8, 0, "an extra UDP header, e.g. IPsec NAT traversal"),
     Encap("ipsec", 0, 0, "ESP tunnel mode, IPv4 outer, AES-CBC (IV 16, 16-byte blocks) + HMAC-SHA1-96 "
-                         "(ICV 12): 1500 -> 1438"),
-    Encap("vxlan", 50, 0, "inner Ethernet 14 + outer IPv4 20 + UDP 8 + VXLAN 8 (seed 003): 1500 -> 1450"),
-    Encap("mpls", 8, 0, "two labels of 4 bytes (transport + VPN, seed 003's 8 bytes); mpls:N for N labels"),
+                         "(ICV 12)"),
+    Encap("vxlan", 50, 0, "inner Ethernet 14 + outer IPv4 20 + UDP 8 + VXLAN 8 (Jisc, Jumbo Frames)"),
+    Encap("mpls", 8, 0, "two labels of 4 bytes (transport + VPN: the 8 bytes of Jisc, Jumbo Frames); mpls:N for N labels"),
 )}
 
 
@@ -155,7 +155,7 @@ class MssResult:
     tcp_options: int
     frame_overhead: int      # bytes on the wire per full segment beyond the payload
     efficiency: float        # payload / (payload + frame_overhead)
-    vos_min_mss: int         # PMTU - 20: STCP counts the TCP header (platforms.vos.value_for adds its range)
+    vos_min_mss: int         # the MSS + 20: STCP counts the TCP header (platforms.vos.value_for adds its range)
     notes: List[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -180,13 +180,14 @@ def mss_for(mtu: int, family: str = "ipv4", encaps: Sequence[Tuple[str, Optional
     for name, count in encaps:
         enc = ENCAPS[name]
         names.append(name if count is None else f"{name}:{count}")
+        before = ip_mtu
         if name == "mpls":
             ip_mtu -= MPLS_LABEL * (MPLS_DEFAULT_LABELS if count is None else count)
         else:
             for _ in range(count or 1):
                 ip_mtu = _ipsec_inner(ip_mtu) if name == "ipsec" else ip_mtu - enc.mtu_cost
                 frame += enc.frame_cost
-        notes.append(f"{name}: {enc.note}")
+        notes.append(f"{name}: {enc.note}" + (f": {before} -> {ip_mtu}" if ip_mtu != before else ""))
     ip_header = (IPV4 + ip_options) if family == "ipv4" else IPV6
     mss = ip_mtu - ip_header - TCP
     minimum = 536 if family == "ipv4" else 1220
@@ -197,7 +198,7 @@ def mss_for(mtu: int, family: str = "ipv4", encaps: Sequence[Tuple[str, Optional
     payload = mss - tcp_options
     overhead = frame + ip_header + TCP + tcp_options
     return MssResult(mtu, family, names, ip_mtu, mss, payload, ip_options, tcp_options, overhead,
-                     round(payload / (payload + overhead), 4), ip_mtu - IPV4 - (ip_options if family == "ipv4" else 0),
+                     round(payload / (payload + overhead), 4), mss + TCP,
                      notes)
 
 

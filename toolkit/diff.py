@@ -21,8 +21,7 @@ class Delta:
     ipv6: Optional[Dict[str, Optional[int]]]
     events: List[dict] = field(default_factory=list)
     os: str = ""
-    reasm_unit: str = "both"
-    fails_unit: str = "datagrams"
+    meta: Optional[Meta] = None      # what the OS's counters count (its parser's META)
 
     def per_hour(self, family: str) -> Optional[Dict[str, Optional[float]]]:
         values = getattr(self, family)
@@ -31,24 +30,7 @@ class Delta:
         return {k: (None if v is None else round(v * 3600.0 / self.elapsed_s, 3)) for k, v in values.items()}
 
     def ratios(self, family: str) -> Dict[str, Optional[float]]:
-        """Fragments per reassembled datagram and the share of reassembly failing.
-
-        The share is ReasmFails / (ReasmOKs + ReasmFails) where the OS counts failed
-        datagrams, and ReasmFails / ReasmReqds where it counts dropped fragments (BSD
-        family), so units never mix.
-        """
-        values = getattr(self, family) or {}
-        reqds, oks, fails = (values.get(k) for k in ("ReasmReqds", "ReasmOKs", "ReasmFails"))
-        per = None
-        if self.reasm_unit == "both" and reqds is not None and oks:
-            per = round(reqds / oks, 3)
-        share = None
-        if self.fails_unit == "fragments":
-            if fails is not None and reqds:
-                share = round(fails / reqds, 4)
-        elif oks is not None and fails is not None and (oks + fails) > 0:
-            share = round(fails / (oks + fails), 4)
-        return {"fragments_per_datagram": per, "reasm_fail_share": share}
+        return ratios(getattr(self, family) or {}, self.meta)
 
     def to_dict(self) -> dict:
         return {
@@ -60,6 +42,33 @@ class Delta:
             "ipv6_ratios": self.ratios("ipv6") if self.ipv6 is not None else None,
             "events": self.events,
         }
+
+
+def ratios(values: Dict[str, Optional[int]], meta: Optional[Meta]) -> Dict[str, Optional[float]]:
+    """Fragments per reassembled datagram and the share of reassembly failing, in the units
+    the OS counts (its META), so they never mix; for increases and totals since boot alike.
+
+    Where failures count datagrams: ReasmFails / (ReasmOKs + ReasmFails). Where they count
+    dropped fragments (BSD family): (ReasmFails + fragments dropped after timeout) /
+    fragments received -- and no share where 'received' counts datagrams (HP-UX). A share
+    above 1 means counters that wrapped or disagree: none is given.
+    """
+    reasm_unit = meta.reasm_unit if meta else "both"
+    fails_unit = meta.fails_unit if meta else "datagrams"
+    reqds, oks, fails, timeouts = (values.get(k) for k in ("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout"))
+    per = None
+    if reasm_unit == "both" and reqds is not None and oks and reqds >= oks:
+        per = round(reqds / oks, 3)
+    share = None
+    if fails_unit == "fragments":
+        if fails is not None and reqds and reasm_unit != "datagrams":
+            lost = fails + (timeouts or 0 if meta and meta.timeout_unit == "fragments" else 0)
+            share = round(lost / reqds, 6)
+    elif oks is not None and fails is not None and (oks + fails) > 0:
+        share = round(fails / (oks + fails), 6)
+    if share is not None and share > 1:
+        share = None
+    return {"fragments_per_datagram": per, "reasm_fail_share": share}
 
 
 def _label(snap: Snapshot) -> str:
@@ -111,5 +120,4 @@ def pair(a: Snapshot, b: Snapshot, parser=None, host: Optional[str] = None) -> D
     if seconds is not None and seconds < 0:
         events.append({"type": "clock", "detail": "later snapshot is dated before the earlier one"})
         seconds = None
-    return Delta(host or b.host or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os,
-                 meta.reasm_unit if meta else "both", meta.fails_unit if meta else "datagrams")
+    return Delta(host or b.host or "-", b.source, _label(a), _label(b), seconds, v4, v6, events, b.os, meta)

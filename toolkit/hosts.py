@@ -56,6 +56,7 @@ class Host:
     snapshots: List[Snapshot] = field(default_factory=list)
     deltas: list = field(default_factory=list)
     probes: list = field(default_factory=list)
+    capture_findings: list = field(default_factory=list)   # findings of captures that concern this host
     inputs: List[str] = field(default_factory=list)
     findings: list = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
@@ -96,6 +97,7 @@ class Host:
                            "warnings": s.warnings} for s in self.snapshots],
             "deltas": [d.to_dict() for d in self.deltas],
             "probes": [p.to_dict() for p in self.probes],
+            "captures": [f.to_dict() for f in self.capture_findings],
             "findings": [f.to_dict() for f in self.findings],
             "errors": self.errors,
         }
@@ -108,7 +110,7 @@ IDENTITIES = {
     "file name": "the file name names it (host name and time)",
     "counters": "bare dumps whose counters grow together (one host over time)",
     "file": "one bare file",
-    "target": "the probed address",
+    "target": "the address a probe or a capture is about",
 }
 
 
@@ -119,7 +121,7 @@ IDENTITIES = {
 class Input:
     """One file to read: a dump or a saved probe, and the case it belongs to."""
     path: str
-    kind: str                            # dump | probe
+    kind: str                            # dump | probe | capture
     case: Optional[HostFacts] = None
 
 
@@ -142,6 +144,9 @@ def _regular(path: str) -> Optional[str]:
     return None
 
 
+CAPTURE_EXTENSIONS = (".pcap", ".pcapng", ".cap", ".snoop", ".trc", ".enc", ".erf", ".ntar")
+
+
 def _kind(name: str) -> Optional[str]:
     if name.startswith(".") or name.endswith(".md"):
         return None
@@ -149,7 +154,28 @@ def _kind(name: str) -> Optional[str]:
         return "hostfile"
     if name.endswith(".json"):
         return "probe"
+    if name.lower().endswith(CAPTURE_EXTENSIONS):
+        return "capture"
     return "dump"
+
+
+def _sniffed(path: str, kind: str) -> str:
+    """A file named like a dump may be a capture: its first bytes say (pcap magic, or a VOS
+    packet_monitor text trace)."""
+    if kind != "dump" or path == "-":
+        return kind
+    from toolkit.capture import formats, pmtext
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return kind                          # reading it will say why
+    found = formats.sniff(head)
+    if found in ("pcap", "pcapng", "snoop") or found in formats.FOREIGN.values():
+        return "capture"
+    if found == "text" and pmtext.looks_like(head.decode("utf-8", "replace")):
+        return "capture"
+    return kind
 
 
 def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,
@@ -184,7 +210,7 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
             for p in f.dumps:
                 if p not in seen:
                     seen.add(p)
-                    inputs.append(Input(p, "dump", f))
+                    inputs.append(Input(p, _sniffed(p, _kind(os.path.basename(p)) or "dump"), f))
             for p in f.probes:
                 if p not in seen:
                     seen.add(p)
@@ -207,7 +233,7 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
                 claim(load(path), seen)
             elif path not in seen:
                 seen.add(path)
-                inputs.append(Input(path, kind))
+                inputs.append(Input(path, _sniffed(path, kind)))
             continue
         found_any = False
         stack = [path]
@@ -242,7 +268,7 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
                     claim(load(full), seen)
                 elif full not in seen:
                     seen.add(full)
-                    inputs.append(Input(full, kind))
+                    inputs.append(Input(full, _sniffed(full, kind)))
             stack.extend(reversed(subdirs))
         if not found_any:
             bad(path, "directory holds no files")
@@ -421,10 +447,10 @@ def _same_shape(a: Snapshot, b: Snapshot) -> bool:
     return a.format == b.format and (ra <= rb or rb <= ra)
 
 
-def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple[List[Snapshot], str]]:
-    """Bare snapshots into hosts: [(snapshots in order, identity)], one note per OS format
-    whose snapshots could not all be paired, saying why."""
-    out: List[Tuple[List[Snapshot], str]] = []
+def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple[List[Snapshot], str, str]]:
+    """Bare snapshots into hosts: [(snapshots in order, identity, name)], one note per OS
+    format whose snapshots could not all be paired, saying why."""
+    out: List[Tuple[List[Snapshot], str, str]] = []
     by_os: Dict[str, List[Snapshot]] = {}
     for s in snaps:
         by_os.setdefault(s.os, []).append(s)
@@ -468,11 +494,13 @@ def group_bare(snaps: List[Snapshot], note: Callable[[str], None]) -> List[Tuple
                 chains.append(list(unit))
             else:
                 best.extend(unit)
-        for chain in chains:
-            files = {s.source for s in chain}
-            out.append((chain, "counters" if len(files) > 1 else "file"))
+        labels = [_label(c) for c in chains]
+        names = [label + (f" (line {c[0].line})" if labels.count(label) > 1 else "")   # two hosts in one file
+                 for label, c in zip(labels, chains)]
+        for i, chain in enumerate(chains):
+            out.append((chain, "counters" if len({s.source for s in chain}) > 1 else "file", names[i]))
         if len(chains) > 1:
-            sizes = ", ".join(f"{_label(c)} ({len(c)})" for c in chains[:6]) + (", ..." if len(chains) > 6 else "")
+            sizes = ", ".join(f"{n} ({len(c)})" for n, c in zip(names[:6], chains)) + (", ..." if len(chains) > 6 else "")
             note(f"{len(chains)} {os_name} hosts without a host name: {sizes}; not one host because "
                  + (reasons[0] if reasons else "their counters do not grow together")
                  + "; name them with --host NAME, a host.toml, or file names like web1-0900.txt to pair them")
@@ -506,7 +534,8 @@ def pairs(snaps: List[Snapshot]) -> Iterator[Tuple[Snapshot, Snapshot]]:
 
 def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequence[HostFacts] = (),
           probes: Iterable[Tuple[object, Optional[HostFacts], str]] = (), forced: Optional[str] = None,
-          note: Callable[[str], None] = lambda m: None) -> List[Host]:
+          note: Callable[[str], None] = lambda m: None,
+          captures: Iterable[Tuple[object, Optional[HostFacts], str]] = ()) -> List[Host]:
     """Hosts from evidence: (snapshot, its case facts) and (probe result, its case facts,
     where it came from), plus the hosts host files name. Every snapshot gets its host's
     name in `host`."""
@@ -533,12 +562,11 @@ def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequ
         snap.host = h.facts.name
         h.snapshots.append(snap)
         h.add_input(snap.source)
-    taken = set()
-    for chain, how in group_bare(bare, note):
-        name = _label(chain)
-        while name.lower() in hosts or name in taken:
+    for chain, how, name in group_bare(bare, note):
+        if name.lower() in hosts:
+            name += f" (line {chain[0].line})"     # another format pasted into the same file
+        while name.lower() in hosts:
             name += "'"
-        taken.add(name)
         h = host(name, how)
         for s in chain:
             s.host = name
@@ -553,6 +581,18 @@ def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequ
             h = next((x for x in hosts.values() if result.target in x.facts.targets), None) \
                 or host(result.target, "target")
         h.probes.append(result)
+        h.add_input(source)
+    for finding, case, source in captures:
+        # A capture in a case directory was taken for that host; a loose one concerns the
+        # address the finding is about (data["host"]).
+        address = finding.data.get("host") or "capture"
+        if forced:
+            h = host(forced, "--host")
+        elif case is not None:
+            h = host(case.name, "case", case)
+        else:
+            h = next((x for x in hosts.values() if address in x.facts.targets), None) or host(address, "target")
+        h.capture_findings.append(finding)
         h.add_input(source)
     for h in hosts.values():
         h.snapshots = order(h.snapshots)

@@ -75,7 +75,17 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
         for r in (prober or live_probe)(live, error, ports, send_text):
             owner = next((f for f in facts if r.target in f.targets), None)
             probes.append((r, owner, f"probe {r.target}"))
-    hosts = build(snapshots, facts, probes, forced=host, note=error)
+    captures = []
+    for inp in inputs:
+        if inp.kind != "capture":
+            continue
+        from toolkit import capture
+        result = capture.analyze([inp.path])
+        for problem in result.errors:
+            error(problem)
+        (outcome.parsed if result.read_ok else outcome.failed).append(inp.path)
+        captures += [(f, inp.case, inp.path) for f in result.findings]
+    hosts = build(snapshots, facts, probes, forced=host, note=error, captures=captures)
     for h in hosts:
         h.facts.merge({k: v for k, v in flags.items() if k in ("os", "release", "peer", "bandwidth_bps", "rtt_s",
                                                                   "loss", "mtu", "path_mtu", "tcp_rmem_max",
@@ -108,4 +118,7 @@ def run(hosts: List[Host]) -> List[Host]:
 
 
 def document(hosts: List[Host]) -> dict:
-    return {"schema": SCHEMA, "hosts": [h.to_dict() for h in hosts]}
+    from toolkit import __version__
+    from toolkit.report.common import generated_at, summary
+    return {"schema": SCHEMA, "generated_at": generated_at().isoformat(timespec="seconds"), "version": __version__,
+            "summary": summary(hosts), "hosts": [h.to_dict() for h in hosts]}

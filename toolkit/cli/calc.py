@@ -52,7 +52,7 @@ def mss(mtu: str = typer.Option("1500", "--mtu", help="Carrier MTU in bytes (the
     except ValueError as exc:
         error(f"--mtu {mtu}: {exc}")
         raise typer.Exit(2)
-    stcp = vos.value_for(r.ip_mtu)  # PMTU - 20 within STCP's own range (500-1480)
+    stcp = vos.value_for(r.ip_mtu, r.family)  # the MSS + 20 within STCP's own range (500-1480)
     rows = [("carrier MTU", r.mtu), ("encapsulations", ", ".join(r.encaps) or "none"), ("inner IP MTU", r.ip_mtu),
             (f"MSS ({family})", r.mss), ("payload per segment", r.payload),
             ("overhead per frame", f"{r.frame_overhead} bytes"), ("data share", f"{100 * r.efficiency:.2f}%"),
@@ -68,7 +68,7 @@ def transfer(size: str = typer.Option("1MiB", "--size", help="Bytes to transfer:
              ack_every: int = typer.Option(2, "--ack-every", help="Receiver ACKs every N segments."),
              window: Optional[str] = typer.Option(None, "--window", help="Sender window in bytes (odd last segment of each window ACKed alone)."),
              as_json: bool = JSON) -> None:
-    """Packets and bytes (both ways, ACKs included) for one transfer, seed 004 Table 1 style.
+    """Packets and bytes (both ways, ACKs included) for one transfer, as in Table 1 of Stratus "Tuning your MSS".
 
     Example: mssdiag calc transfer --size 1MB --mss 536,1460
     """
@@ -99,7 +99,7 @@ def bdp(bandwidth: str = typer.Option(..., "--bandwidth", help="Link rate: 100M,
         rtt: str = typer.Option(..., "--rtt", help="Round-trip time: 20ms, 0.05s."),
         factor: int = typer.Option(2, "--factor", help="Buffer = factor x BDP (2 on Linux; 4 with BBR under loss)."),
         as_json: bool = JSON) -> None:
-    """Bandwidth-delay product and TCP buffer sizes, with the Linux sysctl lines (seed 002).
+    """Bandwidth-delay product and TCP buffer sizes, with the Linux sysctl lines (as the "BDP and TCP buffer size" lab computes them).
 
     Example: mssdiag calc bdp --bandwidth 10G --rtt 20ms
     """
@@ -111,7 +111,7 @@ def bdp(bandwidth: str = typer.Option(..., "--bandwidth", help="Link rate: 100M,
     b = c.bdp(bw, t, factor)
     rows = [("bandwidth", c.human_rate(bw)), ("RTT", f"{t * 1e3:g} ms"), ("BDP", f"{b.bdp_bytes:,} bytes"),
             (f"{factor} x BDP", f"{b.buffer_bytes:,} bytes"),
-            ("buffer (seed 002 rounding)", f"{b.buffer_mib_rounded:,} bytes ({b.buffer_mib_rounded // c.MIB} MiB)")]
+            ("buffer (rounded as the BDP lab does)", f"{b.buffer_mib_rounded:,} bytes ({b.buffer_mib_rounded // c.MIB} MiB)")]
     rows += [("sysctl", line) for line in b.sysctl]
     _show(b.to_dict(), rows, as_json)
 
@@ -121,7 +121,7 @@ def mathis(mss: str = typer.Option(..., "--mss", help="MSS in bytes."),
            rtt: str = typer.Option(..., "--rtt", help="Round-trip time: 50ms."),
            loss: str = typer.Option(..., "--loss", help="Loss rate: 0.0001 or 0.01%."),
            as_json: bool = JSON) -> None:
-    """Upper bound on one TCP flow: MSS/RTT x 1/sqrt(loss) (seed 003).
+    """Upper bound on one TCP flow: MSS/RTT x 1/sqrt(loss) (the Mathis bound).
 
     Example: mssdiag calc mathis --mss 1460 --rtt 50ms --loss 0.0001
     """

@@ -39,6 +39,11 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
 def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
     inputs, _ = hosts.walk(paths, error, outcome.failed)
+    other = [i for i in inputs if i.kind != "dump"]
+    if other:
+        kinds = sorted({i.kind for i in other})
+        error(f"skipped {len(other)} input(s) that are not netstat dumps ({', '.join(kinds)}: "
+              f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); mssdiag triage reads them")
     total = size(inputs)
     if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
         yield from read(inputs, os_name, outcome, error)

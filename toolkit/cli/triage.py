@@ -41,7 +41,7 @@ def triage(
 
     Examples:
 
-      mssdiag triage fixtures/cases/vos-host
+      mssdiag triage fixtures/cases/demo/vos-host
 
       mssdiag triage before.txt after.txt --os vos --release 14.6 --peer non-local
 

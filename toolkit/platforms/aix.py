@@ -17,7 +17,9 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return []
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if path_mtu is None:
+        return []   # the only host-side knob is the interface MTU, which needs a measured number
     return [Recommendation(
         "aix-interface-mtu", f"Set the interface MTU to {path_mtu}",
         ["no -o tcp_pmtu_discover", f"chdev -l en0 -a mtu={path_mtu}"],

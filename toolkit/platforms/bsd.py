@@ -17,13 +17,15 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return []
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
-    return [Recommendation(
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    detect = Recommendation(
         "bsd-pmtud-blackhole-detection", "Turn on PMTU black-hole detection",
         ["sysctl net.inet.tcp.pmtud_blackhole_detection=1",
          "echo 'net.inet.tcp.pmtud_blackhole_detection=1' >> /etc/sysctl.conf"],
-        applies_to="FreeBSD 10 and later", where="root shell"),
-        Recommendation(
+        applies_to="FreeBSD 10 and later", where="root shell")
+    if path_mtu is None:
+        return [detect]
+    return [detect, Recommendation(
         "bsd-interface-mtu", f"Or set the interface MTU to {path_mtu}",
         [f"ifconfig <interface> mtu {path_mtu}"], applies_to="FreeBSD, NetBSD, OpenBSD", where="root shell",
         caveats=["Every destination on the interface gets the smaller MTU."])]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 from toolkit.platforms import before
 
@@ -20,7 +20,7 @@ def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional
     if local:
         return None, "FTX uses the full MSS for peers on the same subnet"
     if legacy(release):
-        return 536, "FTX 2.4 uses a default MSS smaller than 1460 for non-local peers (seed 004; 536 assumed)"
+        return 536, f"FTX 2.4 uses a default MSS smaller than 1460 for non-local peers ({sources.MSS}; 536 assumed)"
     return None, "FTX 3.x advertises 1460 like HP-UX"
 
 
@@ -32,7 +32,7 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
                  "Check with Stratus support whether your FTX 2.4 build has a TCP MSS tunable."])]
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
     return []
 
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 
 NAME = "hpux"
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
-    return None, "HP-UX advertises 1460 on Ethernet and does PMTU discovery (seed 004)"
+    return None, f"HP-UX advertises 1460 on Ethernet and does PMTU discovery ({sources.MSS})"
 
 
 def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
@@ -26,7 +26,7 @@ def _nddconf(name: str, value: int) -> List[str]:
     return ["TRANSPORT_NAME[<n>]=ip", f"NDD_NAME[<n>]={name}", f"NDD_VALUE[<n>]={value}"]
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
     return [Recommendation(
         "hpux-ndd-pmtu-strategy", "Stop relying on ICMP for PMTU discovery (ndd ip_pmtu_strategy)",
         ["ndd -get /dev/ip ip_pmtu_strategy", "ndd -set /dev/ip ip_pmtu_strategy 3",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 
 NAME = "linux"
@@ -23,17 +23,21 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return []
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
-    header = calc.IPV6 if family == "ipv6" else calc.IPV4
-    advmss = path_mtu - header - calc.TCP
-    ip = "ip -6" if family == "ipv6" else "ip"
-    return [
-        Recommendation(
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """Host-side fixes; with no measured path MTU (None) only those that need no number."""
+    probing = Recommendation(
             "linux-tcp-mtu-probing", "Turn on TCP MTU probing (finds the path MTU without ICMP)",
             ["sysctl -w net.ipv4.tcp_mtu_probing=1",
              f"echo 'net.ipv4.tcp_mtu_probing = 1' >> {SYSCTL_FILE}"],
             applies_to="Linux 2.6.17 and later (IPv4 and IPv6)", where="root shell",
-            caveats=["1 probes only after a black hole is suspected (a stall first); 2 always probes."]),
+            caveats=["1 probes only after a black hole is suspected (a stall first); 2 always probes."])
+    if path_mtu is None:
+        return [probing]
+    header = calc.IPV6 if family == "ipv6" else calc.IPV4
+    advmss = path_mtu - header - calc.TCP
+    ip = "ip -6" if family == "ipv6" else "ip"
+    return [
+        probing,
         Recommendation(
             "linux-route-advmss", f"Advertise MSS {advmss} on the route to the affected peers",
             [f"{ip} route show <peer prefix>",
@@ -54,6 +58,6 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         list(bdp.sysctl) + [f"# persist: the same keys in {SYSCTL_FILE}"],
         applies_to="Linux", where="root shell on both ends",
         caveats=[f"BDP = {calc.human_rate(bdp.bandwidth_bps)} x {bdp.rtt_s * 1e3:g} ms = {bdp.bdp_bytes:,} bytes; "
-                 f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as seed 002 does to "
+                 f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as the BDP lab does to "
                  f"{bdp.buffer_mib_rounded // calc.MIB} MiB.",
-                 "With BBR on a lossy path use a larger factor (seed 002: up to 4 x BDP): mssdiag calc bdp --factor 4."])]
+                 f"With BBR on a lossy path use a larger factor ({sources.BDP_LAB}: up to 4 x BDP): mssdiag calc bdp --factor 4."])]

@@ -17,7 +17,9 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return []
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if path_mtu is None:
+        return []   # the only host-side knob is the interface MTU, which needs a measured number
     return [Recommendation(
         "solaris-interface-mtu", f"Set the interface MTU to {path_mtu}",
         ["ndd -get /dev/ip ip_path_mtu_discovery", f"ifconfig <interface> mtu {path_mtu}",

@@ -52,7 +52,9 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     ]
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if path_mtu is None:
+        return []   # TCP_OS does no PMTU discovery: the MSS needs the measured path
     return raise_mss(path_mtu, release)[:1] if value_for(path_mtu) < 1460 else []
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 from toolkit.platforms import before
 
@@ -17,18 +17,20 @@ DEFAULT_MIN_MTU = 556          # shown by display/list_stcp_params; 536 + 20 TCP
 MIN_MSS_RANGE = (500, 1480)    # list_stcp_params: "maximum tcp segment size [500-1480]"
 START = "at the end of start_stcp.cm (runs after every boot, once STCP has started)"
 CAPTURE_CAVEAT = ("packet_monitor on VOS does NOT show fragments: it sees packets after reassembly "
-                  "(seed 004); capture outside the host.")
+                  f"({sources.MSS}); capture outside the host.")
 
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     if local:
         return None, "STCP uses the interface's full MSS for peers on the same subnet"
-    return DEFAULT_MIN_MTU - calc.TCP, "STCP sends at most 536 bytes in any segment to a non-local peer, whatever the peer advertises (seed 004)"
+    return DEFAULT_MIN_MTU - calc.TCP, f"STCP sends at most 536 bytes in any segment to a non-local peer, whatever the peer advertises ({sources.MSS})"
 
 
-def value_for(path_mtu: int) -> int:
-    """min_mss / default_min_mtu for a path: PMTU - 20 (IP header), within STCP's range."""
-    return max(MIN_MSS_RANGE[0], min(MIN_MSS_RANGE[1], path_mtu - calc.IPV4))
+def value_for(path_mtu: int, family: str = "ipv4") -> int:
+    """min_mss / default_min_mtu for a path: PMTU - IP header (20, or 40 for IPv6), i.e. the
+    MSS plus the 20-byte TCP header STCP counts, within STCP's range."""
+    header = calc.IPV6 if family == "ipv6" else calc.IPV4
+    return max(MIN_MSS_RANGE[0], min(MIN_MSS_RANGE[1], path_mtu - header))
 
 
 def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
@@ -71,7 +73,9 @@ def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return recs
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if path_mtu is None:
+        return []   # STCP does no PMTU discovery: min_mss needs the measured path
     value = value_for(path_mtu)
     if value >= MIN_MSS_RANGE[1]:
         return []

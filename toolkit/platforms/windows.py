@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Recommendation
 from toolkit.platforms import release_tuple
 
@@ -27,15 +27,25 @@ def legacy(release: Optional[str]) -> Optional[bool]:
     return False if t else None
 
 
+def counter_notes(family: str, values: dict) -> List[str]:
+    """Windows Vista before hotfix KB949130 counts every reassembled datagram as a failure too."""
+    fails, oks = values.get("ReasmFails"), values.get("ReasmOKs")
+    if fails and oks and fails == oks:
+        return ["'Reassembly Failures' equals 'Reassembly Successful': Windows Vista / Server 2008 before hotfix "
+                "KB949130 counts each reassembled datagram as a failure as well, so these failures may not be "
+                "real; check the release and the hotfix before acting on them"]
+    return []
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
-    return None, "Windows advertises 1460 on Ethernet and does PMTU discovery (seed 004)"
+    return None, f"Windows advertises 1460 on Ethernet and does PMTU discovery ({sources.MSS})"
 
 
 def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
     return []
 
 
-def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recommendation]:
+def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
     ip = "ipv6" if family == "ipv6" else "ipv4"
     bh = Recommendation(
         "windows-pmtu-bh-detect", "Turn on PMTU black-hole detection",
@@ -43,6 +53,8 @@ def black_hole(path_mtu: int, release: Optional[str], family: str) -> List[Recom
         applies_to="Windows 2000 and later", where="elevated prompt; takes effect after a reboot",
         caveats=["Detection only starts after retransmissions time out: sessions stall a few seconds "
                  "before the stack falls back to smaller segments."])
+    if path_mtu is None:
+        return [bh]
     if legacy(release):
         mtu = Recommendation(
             "windows-registry-mtu", f"Set the interface MTU to {path_mtu} in the registry",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, List, Tuple
 
 from toolkit.findings import Finding
-from toolkit.rules import buffers, mss, path, reassembly
+from toolkit.rules import buffers, captured, facts, fragments, mss, path
 
 Rule = Callable[[object], List[Finding]]
 
@@ -19,9 +19,13 @@ RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
     (path.mss_above_path, ("mss-above-path",)),
     (path.pmtu_reduced, ("path-mtu-reduced",)),
     (path.synack_below_path, ("synack-mss-below-path",)),
-    (reassembly.arriving, ("reassembly-active", "reassembly-seen")),
-    (reassembly.failing, ("reassembly-failing",)),
-    (reassembly.outbound, ("fragmenting-outbound",)),
+    (fragments.arriving, ("reassembly-active", "reassembly-seen")),
+    (fragments.failing, ("reassembly-failing",)),
+    (fragments.outbound, ("fragmenting-outbound",)),
+    (fragments.df_drops, ("df-drops",)),
+    (fragments.router, ("router-fragmenting",)),
+    (facts.contradictions, ("facts-contradicted",)),
+    (captured.findings, captured.CODES),
     (path.jumbo, ("jumbo-frames", "jumbo-not-end-to-end")),
     (buffers.mss_limits_throughput, ("mss-limits-throughput",)),
     (buffers.buffer_size, ("buffers-below-bdp", "buffer-size-for-bdp")),
@@ -29,12 +33,19 @@ RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
 
 CODES = tuple(code for _, codes in RULES for code in codes)
 _ORDER = {"problem": 0, "warning": 1, "info": 2}
+_SURE = {"high": 0, "medium": 1, "low": 2}
 
 
 def evaluate(host) -> List[Finding]:
+    """Every rule's findings for one host, worst first (severity, then confidence)."""
     out: List[Finding] = []
     for rule, codes in RULES:
         for f in rule(host):
             assert f.code in codes, f"{rule.__name__} produced undeclared code {f.code}"
             out.append(f)
-    return sorted(out, key=lambda f: _ORDER[f.severity])
+    return sorted(out, key=lambda f: (_ORDER[f.severity], _SURE[f.confidence]))
+
+
+def worst(findings: List[Finding]):
+    """The finding that leads a host's summary, or None."""
+    return min(findings, key=lambda f: (_ORDER[f.severity], _SURE[f.confidence]), default=None)

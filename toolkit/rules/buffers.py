@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Finding, Recommendation
 from toolkit.rules import impact
 
@@ -63,9 +63,9 @@ def buffer_size(host) -> List[Finding]:
     if not recs:
         return []   # the stack has no buffer knob we know of (VOS, TCP_OS, FTX) or the OS is unknown
     ev = [f"BDP = {calc.human_rate(f.bandwidth_bps)} x {f.rtt_s * 1e3:g} ms = {b.bdp_bytes:,} bytes; "
-          f"{factor} x BDP = {b.buffer_bytes:,} bytes ({b.buffer_mib_rounded:,} rounded as seed 002 does)"]
+          f"{factor} x BDP = {b.buffer_bytes:,} bytes ({b.buffer_mib_rounded:,} rounded as {sources.BDP_LAB} does)"]
     if factor == 4:
-        ev.append("BBR on a lossy path: 4 x BDP so retransmissions do not stall the receive buffer (seed 002)")
+        ev.append(f"BBR on a lossy path: 4 x BDP so retransmissions do not stall the receive buffer ({sources.BDP_LAB})")
     data = {"bdp_bytes": b.bdp_bytes, "factor": factor, "buffer_bytes": b.buffer_bytes,
             "buffer_mib_rounded": b.buffer_mib_rounded, "sysctl": b.sysctl}
     if f.tcp_rmem_max is not None:

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import List
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Finding
+from toolkit.platforms import network
 from toolkit.rules import impact
 
 CODES = {"vos": "stcp-536-nonlocal", "tcpos": "tcpos-small-mss", "ftx": "ftx24-small-mss"}
@@ -18,17 +19,22 @@ def legacy_small_mss(host) -> List[Finding]:
         return _os_unknown(host)
     if plat is None or code is None:
         return []
-    default, why = plat.default_mss(host.facts.release, host.facts.local)
+    measured = legacy_probes(host)
+    # Measured beats assumed: a probe that saw the legacy size wins over a host file that
+    # calls the peer local (facts.contradictions says so beside this finding).
+    default, why = plat.default_mss(host.facts.release, False if measured else host.facts.local)
     if default is None:
         return []
     pmtu, pmtu_from = host.path_mtu()
     path_mss = pmtu - calc.IPV4 - calc.TCP
     evidence, confidence = [why], None
     for p in host.probes:
-        used, sent = p.mss.get("used"), p.mss.get("sent")
+        used = p.mss.get("used")
         if used is not None and used >= TUNED:
             return []   # the host already sends full segments: the default was changed
-        if "mss-536-legacy" in p.codes() or (used is not None and used <= default and (sent or 0) > used):
+    for p in measured:
+        used, sent = p.mss.get("used"), p.mss.get("sent")
+        if "mss-536-legacy" in p.codes() or (used is not None and used <= max(default, 536)):
             evidence.append(f"probe of {p.target}: host sent segments of at most {used} bytes although "
                             f"{sent} was advertised to it" + (f"; path MTU {p.pmtu} ({p.pmtu_method})" if p.pmtu else ""))
             confidence = "high"
@@ -44,11 +50,27 @@ def legacy_small_mss(host) -> List[Finding]:
     gain = impact.mss_change(default, path_mss, host.facts.rtt_s, host.facts.loss, host.facts.bandwidth_bps)
     for r in recs:
         r.impact = gain
+        if host.assumed_path_mtu():
+            r.caveats.insert(0, f"The path MTU was not measured: {pmtu} is assumed ({sources.MSS}: \"in general, "
+                                "today's networks will support 1460 byte TCP segments\"). This stack does no PMTU "
+                                "discovery, so measure the path first (mssdiag probe) where it may be smaller.")
+    if host.assumed_path_mtu():
+        recs.insert(0, network.measure("ipv4"))
     title = {"stcp-536-nonlocal": f"STCP sends {default}-byte segments to non-local peers on a path that carries {path_mss}",
              "tcpos-small-mss": f"TCP_OS caps segments to non-local peers at {default} bytes (path carries {path_mss})",
              "ftx24-small-mss": f"FTX 2.4 uses a small default MSS for non-local peers (path carries {path_mss})"}[code]
     return [Finding(code, title, evidence, confidence, "problem", recs,
                     {"default_mss": default, "path_mtu": pmtu, "path_mss": path_mss, "impact": gain})]
+
+
+def legacy_probes(host) -> list:
+    """Probes that measured a host sending legacy-sized segments below what it was offered."""
+    out = []
+    for p in host.probes:
+        used, sent = p.mss.get("used"), p.mss.get("sent")
+        if "mss-536-legacy" in p.codes() or (used is not None and used <= 536 and (sent or 0) > used):
+            out.append(p)
+    return out
 
 
 def _os_unknown(host) -> List[Finding]:

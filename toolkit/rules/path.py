@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List
 
-from toolkit import calc
+from toolkit import calc, sources
 from toolkit.findings import Finding
 from toolkit.platforms import network
 from toolkit.rules import impact, mss
@@ -105,9 +105,9 @@ def jumbo(host) -> List[Finding]:
     ev = [f"interface MTU {mtu}: MSS {mss} (IPv4; {calc.mss_for(mtu, 'ipv6').mss} on IPv6)"]
     conditions = network.allow_icmp()
     conditions.caveats += [
-        f"Every host on the LAN must use MTU {mtu}: put hosts that cannot in another LAN (seed 003).",
+        f"Every host on the LAN must use MTU {mtu}: put hosts that cannot in another LAN ({sources.JUMBO}).",
         f"Every device on the path must pass frames of at least {mtu + 80} bytes with VLAN/MPLS/VXLAN "
-        "overheads (seed 003: 9080 for MTU 9000); check with mssdiag calc mss --mtu 9000 --encap ...",
+        f"overheads ({sources.JUMBO}: 9080 for MTU 9000); check with mssdiag calc mss --mtu 9000 --encap ...",
         "PMTU discovery must work towards sites without jumbo frames: on Linux also net.ipv4.tcp_mtu_probing=1."]
     if short:
         ev += [f"probe of {p.target}: path MTU {p.pmtu} < {mtu}: not jumbo end to end" for p in short]
