@@ -34,10 +34,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from parse_bench import NUMBER, run, templates  # noqa: E402
+from parse_bench import NUMBER, templates  # noqa: E402
 
 MSSDIAG = str(Path(sys.executable).parent / "mssdiag")
 DAY0 = 1_772_409_600          # 2026-03-02T00:00:00Z
+
+
+def run(argv, stdout=subprocess.DEVNULL):
+    """Wall seconds, CPU seconds (user + system), peak RSS (MiB), exit code, last stderr line."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    if stdout == subprocess.PIPE:
+        proc.stdout.read()
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    lines = err.strip().splitlines()
+    return (time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+            os.waitstatus_to_exitcode(status), lines[-1] if lines else "")
 
 
 def stamp(t: float) -> str:
@@ -110,11 +123,13 @@ def main() -> None:
     ap.add_argument("--snapshots", type=int, default=96)
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--fleet-runs", type=int, default=4)
-    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; medians are printed")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per report measurement (medians printed)")
+    ap.add_argument("--ingest-repeat", type=int, default=1, help="runs per ingest measurement")
     ap.add_argument("--keep", type=Path, help="build everything here and keep it")
     args = ap.parse_args()
     dumps = templates()
-    print(f"templates: {len(dumps)} real dumps from fixtures/netstat ({', '.join(sorted({o for o, _ in dumps}))})")
+    print(f"templates: {len(dumps)} real dumps from fixtures/netstat ({', '.join(sorted({o for o, _ in dumps}))})",
+          flush=True)
     work = args.keep or Path(tempfile.mkdtemp(prefix="mssdiag-audit-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     logs = work / "logs"
@@ -122,73 +137,75 @@ def main() -> None:
     raw_mb = sum(p.stat().st_size for p in logs.iterdir()) / 2**20
     gz = subprocess.run(f"cat {logs}/* | gzip -6 | wc -c", shell=True, capture_output=True, text=True)
     gz_mb = int(gz.stdout) / 2**20
-    env_store = work / "day.sqlite"
-    rows = []
+    day = work / "day.sqlite"
     one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
-    def timed(label, argv, store=None, fresh=False, out=subprocess.DEVNULL):
+    def timed(label, argv, repeat, store=None):
         results = []
-        for _ in range(args.repeat):
-            if fresh and store is not None:
+        for _ in range(repeat):
+            if store is not None:
                 for p in store.parent.glob(store.name + "*"):
                     p.unlink()
-            seconds, rss, code, err = run(one_core + argv, out)
+            wall, cpu, rss, code, err = run(one_core + argv)
             if code not in (0, 3, 4):
-                print(f"{label}: exit {code}: {err.strip()[:300]}", file=sys.stderr)
-            results.append((seconds, rss))
-        return statistics.median(r[0] for r in results), max(r[1] for r in results)
+                print(f"{label}: exit {code}: {err[:300]}", file=sys.stderr)
+            results.append((wall, cpu, rss))
+        return (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results),
+                max(r[2] for r in results))
 
-    s, rss = timed("parse", [MSSDIAG, "parse", str(logs), "--format", "jsonl"])
-    rows.append(("mssdiag parse DIR --format jsonl", n, s, n / s, rss, None))
-    s, rss = timed("ingest", [MSSDIAG, "audit", "run", str(logs), "--store", str(env_store), "--now",
-                              "2026-03-03T00:00:00Z", "-q"], env_store, fresh=True)
-    rows.append(("mssdiag audit run DIR (fresh store)", n, s, n / s, rss, du(env_store)))
-    s2, rss2 = timed("again", [MSSDIAG, "audit", "run", str(logs), "--store", str(env_store), "--now",
-                               "2026-03-03T00:00:00Z", "-q"])
-    rows.append(("  same again (nothing new)", n, s2, n / s2, rss2, du(env_store)))
+    rows = []
+    ingest = [MSSDIAG, "audit", "run", str(logs), "--store", str(day), "--now", "2026-03-03T00:00:00Z", "-q"]
+    w, c, rss = timed("parse", [MSSDIAG, "parse", str(logs), "--format", "jsonl"], args.ingest_repeat)
+    rows.append(("mssdiag parse DIR --format jsonl", n, w, c, n / c, rss, None))
+    w, c, rss = timed("ingest", ingest, args.ingest_repeat, day)
+    rows.append(("mssdiag audit run DIR (fresh store)", n, w, c, n / c, rss, du(day)))
+    w, c, rss = timed("again", ingest, args.ingest_repeat)
+    rows.append(("  same DIR again (nothing new)", n, w, c, n / c, rss, du(day)))
+    print("ingest measured", flush=True)
 
     fleet_store = work / "fleet.sqlite"
-    shutil.copy(env_store, fleet_store)
+    shutil.copy(day, fleet_store)
     per_run = []
     for r in range(args.fleet_runs):
         folder = work / f"fleet{r}"
         build_fleet(folder, dumps, args.hosts, r)
-        sec, rss_f, code, err = run(one_core + [MSSDIAG, "audit", "run", str(folder), "--store", str(fleet_store),
-                                                "--now", time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                       time.gmtime(DAY0 + 86400 + 900 * r + 60)),
-                                                "-q"])
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(DAY0 + 86400 + 900 * r + 60))
+        wall, cpu, rss_f, code, err = run(one_core + [MSSDIAG, "audit", "run", str(folder), "--store",
+                                                      str(fleet_store), "--now", when, "-q"])
         if code not in (0, 3, 4):
-            print(f"fleet run: exit {code}: {err.strip()[:300]}", file=sys.stderr)
-        per_run.append(sec)
-    fleet_med = statistics.median(per_run)
-    rows.append((f"audit run FLEETDIR ({args.hosts} files + index.jsonl)", args.hosts, fleet_med,
-                 args.hosts / fleet_med, rss_f, du(fleet_store)))
+            print(f"fleet run: exit {code}: {err[:300]}", file=sys.stderr)
+        per_run.append((wall, cpu))
+    fw, fc = statistics.median(x[0] for x in per_run), statistics.median(x[1] for x in per_run)
+    rows.append((f"audit run FLEETDIR ({args.hosts} files + index.jsonl)", args.hosts, fw, fc, args.hosts / fc,
+                 rss_f, du(fleet_store)))
 
     month = work / "month.sqlite"
-    shutil.copy(env_store, month)
+    shutil.copy(day, month)
     total = replicate(month, args.days)
     reports = []
-    for fmt in ("table", "json", "html"):
-        s, rss = timed(f"report {fmt}", [MSSDIAG, "audit", "report", "--store", str(month), "--since",
-                                         "2026-01-01T00:00:00Z", "-f", fmt])
-        reports.append((f"mssdiag audit report --since 30d -f {fmt}", total, s, rss))
-    s, rss = timed("report one host", [MSSDIAG, "audit", "report", "--store", str(month), "--since",
-                                       "2026-01-01T00:00:00Z", "--host", "h0007", "-f", "html"])
-    reports.append(("  ... --host h0007 -f html", total // args.hosts, s, rss))
+    since = "2026-01-01T00:00:00Z"
+    for fmt in ("table", "json", "md", "html"):
+        w, c, rss = timed(f"report {fmt}", [MSSDIAG, "audit", "report", "--store", str(month), "--since", since,
+                                             "-f", fmt], args.repeat)
+        reports.append((f"mssdiag audit report -f {fmt}", total, w, c, rss))
+    w, c, rss = timed("report one host", [MSSDIAG, "audit", "report", "--store", str(month), "--since", since,
+                                          "--host", "h0007", "-f", "html"], args.repeat)
+    reports.append(("  ... --host h0007 -f html", total // args.hosts, w, c, rss))
 
     from tabulate import tabulate
     print()
     print(f"ingest: {args.hosts} hosts x {args.snapshots} snapshots = {n} snapshots, {raw_mb:.1f} MiB of text "
           f"(gzip -6: {gz_mb:.1f} MiB)")
-    print(tabulate([(a, b, f"{c:.1f}", f"{d:.0f}", f"{e:.0f}", "-" if f is None else f"{f:.1f}") for a, b, c, d, e, f in rows],
-                   headers=["what", "snapshots", "seconds", "snapshots/s", "peak RSS MiB", "store MiB"]))
-    print(f"fleet runs: {', '.join(f'{x:.1f}' for x in per_run)} s")
+    print(tabulate([(a, b, f"{w:.1f}", f"{c:.1f}", f"{d:.0f}", f"{e:.0f}", "-" if f is None else f"{f:.1f}")
+                    for a, b, w, c, d, e, f in rows],
+                   headers=["what", "snapshots", "wall s", "CPU s", "snapshots/CPU s", "peak RSS MiB", "store MiB"]))
+    print(f"fleet runs (wall/CPU s): {', '.join(f'{w:.1f}/{c:.1f}' for w, c in per_run)}")
     print()
-    print(f"report: {args.hosts} hosts x {args.days} days = {total} snapshots; store {du(month):.0f} MiB")
-    print(tabulate([(a, b, f"{c:.2f}", f"{d:.0f}") for a, b, c, d in reports],
-                   headers=["what", "snapshots", "seconds", "peak RSS MiB"]))
+    print(f"report: {args.hosts} hosts x {args.days} days = {total} snapshots and deltas; store {du(month):.0f} MiB")
+    print(tabulate([(a, b, f"{w:.2f}", f"{c:.2f}", f"{d:.0f}") for a, b, w, c, d in reports],
+                   headers=["what", "snapshots", "wall s", "CPU s", "peak RSS MiB"]))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; {'pinned to core 0; ' if one_core else ''}"
-          f"median of {args.repeat} run(s)")
+          f"ingest median of {args.ingest_repeat}, reports median of {args.repeat} run(s)")
     if not args.keep:
         shutil.rmtree(work)
 

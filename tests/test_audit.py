@@ -345,7 +345,7 @@ def test_stdin_local_and_saved_probes(tmp_path, store):
     snap = next(r for r in map(json.loads, local.stdout.splitlines()) if r["type"] == "snapshot")
     assert snap["source"].startswith("local:/proc/net/snmp") and snap["os"] == "linux"
     # saved probe results, twice with another path MTU: the change is an event
-    case = ROOT / "fixtures/cases/linux-host/probe-dtn-peer.json"
+    case = ROOT / "fixtures/cases/demo/linux-host/probe-dtn-peer.json"
     probe = json.loads(case.read_text())[0]
     p1, p2 = tmp_path / "p1.json", tmp_path / "p2.json"
     p1.write_text(json.dumps(probe))

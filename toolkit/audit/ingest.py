@@ -248,6 +248,10 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
         kept.append(inp)
     inputs = kept
     for inp in inputs:
+        if inp.kind == "capture":
+            error(f"{inp.path}: a packet capture: the audit keeps counters and probes, not captures "
+                  "(mssdiag capture or triage read it); skipped")
+    for inp in inputs:
         e = entries.get(os.path.normpath(inp.path)) if inp.path != "-" else None
         if e is not None and inp.case is None:
             inp.case = next(f for f in facts if f.name.lower() == e.host.lower())
@@ -277,6 +281,8 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
             t = epoch(snap.taken_at)
         moment = "" if how == "file mtime" else iso(t)
         out.stamps[id(snap)] = Stamp(t, how, moment, inp.path, span)
+        if model.identify(snap, inp.case, host)[0] is not None:
+            snap.raw = {}       # only bare snapshots need their lines (to pair by shape): memory
         pairs.append((snap, inp.case))
 
     if local:
