@@ -53,6 +53,20 @@ def run(argv, stdout=subprocess.DEVNULL):
             os.waitstatus_to_exitcode(status), lines[-1] if lines else "")
 
 
+def usable(dumps):
+    """The templates that stay one host's dated snapshot when stamped: no prompt naming
+    another host (a prompt outranks the file name in the host model), every line read."""
+    import parsers
+    out = []
+    for os_name, text in dumps:
+        notes, skipped = [], []
+        doubled = f"{stamp(DAY0)}\n{text}\n{stamp(DAY0 + 900)}\n{body(text, 1)}\n"
+        snaps = list(parsers.iter_parse(doubled, warn=notes.append, skipped=skipped))
+        if len(snaps) == 2 and all(s.taken_at and s.prompt_host is None for s in snaps) and not skipped:
+            out.append((os_name, text))
+    return out
+
+
 def stamp(t: float) -> str:
     return time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(t))
 
@@ -127,7 +141,7 @@ def main() -> None:
     ap.add_argument("--ingest-repeat", type=int, default=1, help="runs per ingest measurement")
     ap.add_argument("--keep", type=Path, help="build everything here and keep it")
     args = ap.parse_args()
-    dumps = templates()
+    dumps = usable(templates())
     print(f"templates: {len(dumps)} real dumps from fixtures/netstat ({', '.join(sorted({o for o, _ in dumps}))})",
           flush=True)
     work = args.keep or Path(tempfile.mkdtemp(prefix="mssdiag-audit-bench-"))

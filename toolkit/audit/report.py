@@ -24,25 +24,38 @@ CHARTED = ("reasm_reqds_per_h", "reasm_oks_per_h", "reasm_fails_per_h", "reasm_t
 SUMMED = ("reasm_reqds", "reasm_fails", "reasm_timeout", "frag_fails", "frag_creates")
 
 
-def collect(store: Store, since_t: float, names: Optional[Sequence[str]]) -> List[dict]:
+def collect(store: Store, since_t: float, names: Optional[Sequence[str]], series: bool = True) -> List[dict]:
+    """Per host the window's summary; with `series`, the whole per-hour series too (JSON,
+    HTML), else only each metric's peak hour and the last 48 hours that had fragments."""
     db = store.db
     out = []
     cols = [METRIC_COLUMN[m] for m in METRICS]
-    sums = ", ".join(f"sum({c})" for c in cols)
+    hourly = ("SELECT CAST(t / 3600 AS INTEGER) * 3600 AS h, " + ", ".join(
+        [f"round(sum({c}) * 3600.0 / sum(elapsed_s), 3) AS r{i}" for i, c in enumerate(cols)]
+        + [f"sum({c}) AS s{j}" for j, c in enumerate(SUMMED)])
+        + " FROM deltas WHERE host_id = ? AND t >= ? AND kind = 'ok' AND elapsed_s > 0 GROUP BY h")
+    busy = " OR ".join(f"r{i} > 0" for i, m in enumerate(METRICS) if m in CHARTED)
     for hid, name, os_name in store.hosts(names):
         n, first, last = db.execute("SELECT count(*), min(t), max(t) FROM snapshots WHERE host_id = ? AND t >= ?",
                                     (hid, since_t)).fetchone()
-        hours, series = [], {m: [] for m in METRICS}
-        totals = dict.fromkeys(SUMMED, 0)
-        for row in db.execute(f"SELECT CAST(t / 3600 AS INTEGER) AS h, sum(elapsed_s), {sums} FROM deltas"
-                              " WHERE host_id = ? AND t >= ? AND kind = 'ok' AND elapsed_s > 0 GROUP BY h ORDER BY h",
-                              (hid, since_t)):
-            hours.append(row[0] * 3600)
-            covered = row[1]
-            for m, c, v in zip(METRICS, cols, row[2:]):
-                series[m].append(None if v is None else round(v * 3600.0 / covered, 3))
-                if c in totals and v is not None:
-                    totals[c] += v
+        if series:
+            rows = db.execute(hourly + " ORDER BY h", (hid, since_t)).fetchall()
+            cols_t = list(zip(*rows)) if rows else [()] * (1 + len(METRICS) + len(SUMMED))
+            hours = list(cols_t[0])
+            by = {m: list(cols_t[1 + i]) for i, m in enumerate(METRICS)}
+            peaks = {m: max((v for v in by[m] if v is not None), default=None) for m in METRICS}
+            totals = {c: sum(v for v in cols_t[1 + len(METRICS) + j] if v is not None) for j, c in enumerate(SUMMED)}
+            recent = []
+        else:
+            hours, by = [], {}
+            n_m = len(METRICS)
+            row = db.execute(f"SELECT {', '.join(f'max(r{i})' for i in range(n_m))}, "
+                             f"{', '.join(f'sum(s{j})' for j in range(len(SUMMED)))} FROM ({hourly})",
+                             (hid, since_t)).fetchone()
+            peaks = dict(zip(METRICS, row[:n_m]))
+            totals = {c: v or 0 for c, v in zip(SUMMED, row[n_m:])}
+            recent = [(r[0], dict(zip(METRICS, r[1:1 + n_m]))) for r in db.execute(
+                f"SELECT * FROM ({hourly}) WHERE {busy} ORDER BY h DESC LIMIT 48", (hid, since_t))][::-1]
         resets = [iso(r[0]) for r in db.execute("SELECT t FROM deltas WHERE host_id = ? AND t >= ? AND kind = 'reset'"
                                                 " ORDER BY t", (hid, since_t))]
         events = [event_dict(r, name) for r in db.execute(
@@ -58,14 +71,19 @@ def collect(store: Store, since_t: float, names: Optional[Sequence[str]]) -> Lis
                     for f in (json.loads(row[0]) if row else [])]
         state = max(({"info": 0, "warning": 1, "critical": 2}.get(e["severity"], 0) for e in events
                      if e["state"] == "open"), default=0)
-        out.append({"host": name, "os": os_name, "state": STATE_NAMES[state], "snapshots": n,
-                    "first": iso(first), "last": iso(last), "hours": hours, "series": series,
-                    "totals": totals, "resets": resets, "events": events, "probes": probes, "findings": findings})
+        h = {"host": name, "os": os_name, "state": STATE_NAMES[state], "snapshots": n,
+             "first": iso(first), "last": iso(last), "peaks": peaks, "totals": totals, "resets": resets,
+             "events": events, "probes": probes, "findings": findings}
+        if series:
+            h["hours"], h["series"] = hours, by
+        else:
+            h["busy_hours"] = recent
+        out.append(h)
     return out
 
 
 def render(store: Store, since_t: float, names: Optional[Sequence[str]], fmt: str) -> str:
-    hosts = collect(store, since_t, names)
+    hosts = collect(store, since_t, names, series=fmt in ("json", "html"))
     now = time.time()
     if fmt == "json":
         from toolkit.audit.run import TOOL
@@ -79,8 +97,7 @@ def render(store: Store, since_t: float, names: Optional[Sequence[str]], fmt: st
 
 
 def _peak(h: dict, metric: str) -> Optional[float]:
-    vals = [v for v in h["series"][metric] if v is not None]
-    return max(vals) if vals else None
+    return h["peaks"].get(metric)
 
 
 def _pmtu(h: dict) -> str:
@@ -136,15 +153,12 @@ def _markdown(hosts: List[dict], since_t: float, now: float) -> str:
                     "|---|---|---|---|---|---|---|---|"]
             out += [f"| {_md(e['event'])} | {_md(e['key'] or '-')} | {e['severity']} | {e['state']} | {e['first_seen']} "
                     f"| {e['last_seen']} | {_md(e['cleared_at'])} | {_md(e['detail'])} |" for e in h["events"]]
-        busy = [(t, {m: h["series"][m][i] for m in CHARTED}) for i, t in enumerate(h["hours"])
-                if any(h["series"][m][i] for m in CHARTED)]
+        busy = h["busy_hours"]
         if busy:
-            out += ["", "Hours with fragments (per hour):", "", "| hour | " + " | ".join(CHARTED) + " |",
+            out += ["", "The last 48 hours with fragments (per hour; all of them in the JSON report):", "", "| hour | " + " | ".join(CHARTED) + " |",
                     "|---|" + "---|" * len(CHARTED)]
-            for t, vals in busy[-48:]:
+            for t, vals in busy:
                 out.append(f"| {iso(t)} | " + " | ".join(_md(vals[m]) for m in CHARTED) + " |")
-            if len(busy) > 48:
-                out.append(f"\n({len(busy) - 48} earlier busy hours in the JSON report)")
         if h["probes"]:
             out += ["", "| probed | vantage | target | path MTU | black hole | MSS SYN-ACK/used |", "|---|---|---|---|---|---|"]
             out += [f"| {p['taken_at']} | {_md(p['vantage'])} | {_md(p['target'])} | {_md(p['pmtu'])} | "

@@ -54,7 +54,7 @@ def _alarm(signum, frame):
 
 
 def run(
-    paths: List[str] = typer.Argument(None, metavar="[PATH...]", help="Dump files, directories (a fleet directory "
+    paths: List[str] = typer.Argument(None, metavar="PATH...", help="Dump files, directories (a fleet directory "
                                       "with index.jsonl too), saved `probe --json` files, or - for stdin."),
     local: bool = typer.Option(False, "--local", help="This host's own counters (Linux: /proc/net/snmp{,6} of the "
                                "current network namespace; elsewhere netstat -s)."),
