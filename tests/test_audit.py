@@ -7,7 +7,6 @@ separate process, so exit codes and stdout are what cron, Nagios and Checkmk see
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import signal

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from toolkit.audit.config import Pair, Settings
-from toolkit.audit.model import CRITICAL, EVENTS, METRIC_COLUMN, OK, SEVERITIES, STATE_NAMES, THRESHOLD_EVENTS, WARNING
+from toolkit.audit.model import CRITICAL, METRIC_COLUMN, OK, SEVERITIES, THRESHOLD_EVENTS, WARNING
 from toolkit.audit.store import DeltaRow, Store, iso
 
 SEVERITY_OF = {OK: "info", WARNING: "warning", CRITICAL: "critical"}
@@ -240,5 +240,3 @@ def host_state(store: Store, host_id: int) -> int:
     row = store.db.execute("SELECT severity FROM events WHERE host_id = ? AND state = 'open'", (host_id,)).fetchall()
     return max((SEVERITIES.get(r[0], OK) for r in row), default=OK)
 
-
-__all__ = ["judge", "metrics", "judge_deltas", "judge_probes", "judge_stale", "host_state", "EVENTS", "STATE_NAMES"]

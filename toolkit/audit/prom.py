@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 
 from toolkit.audit.files import write_atomic
-from toolkit.audit.model import COLUMNS, SEVERITIES
+from toolkit.audit.model import COLUMNS
 from toolkit.audit.status import Status
 
 HELP: Dict[str, str] = {
@@ -102,5 +102,3 @@ def render(status: Status) -> str:
 def write(path: str, status: Status) -> None:
     write_atomic(path, render(status), 0o644)
 
-
-__all__ = ["render", "write", "SEVERITIES"]

@@ -209,7 +209,7 @@ def _fail(plugin: bool, nagios: bool, reason: str) -> None:
 def _emit(status, plugin: bool, nagios: bool, checkmk: bool, jsonl: bool, prom_file: Optional[str], quiet: bool,
           collected: List[str]) -> None:
     from toolkit.audit import checkmk as cmk, jsonl as jl, nagios as nag, prom
-    from toolkit.audit.model import OK, STATE_NAMES, UNKNOWN as S_UNKNOWN, WARNING
+    from toolkit.audit.model import UNKNOWN as S_UNKNOWN, WARNING
     from toolkit.audit.run import TOOL
     if prom_file:
         try:
@@ -250,7 +250,6 @@ def _emit(status, plugin: bool, nagios: bool, checkmk: bool, jsonl: bool, prom_f
         raise typer.Exit(3)
     if any(h.state >= WARNING for h in status.hosts if h.state != S_UNKNOWN):
         raise typer.Exit(4)
-    del OK, STATE_NAMES
 
 
 def _summary(status) -> None:
