@@ -63,6 +63,24 @@ def load_probes(path: str) -> List[ProbeResult]:
     return out
 
 
+def saved_probes(inputs, outcome: Outcome, error: Callable[[str], None]) -> List[Tuple[ProbeResult, Optional[HostFacts], str]]:
+    """(result, its case, its file) from every saved probe file among the inputs; a bad file
+    gets one line and counts as failed."""
+    out: List[Tuple[ProbeResult, Optional[HostFacts], str]] = []
+    for inp in inputs:
+        if inp.kind != "probe":
+            continue
+        try:
+            results = load_probes(inp.path)
+        except InputError as exc:
+            error(str(exc))
+            outcome.failed.append(inp.path)
+            continue
+        outcome.parsed.append(inp.path)
+        out += [(r, inp.case, inp.path) for r in results]
+    return out
+
+
 def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str] = None,
            targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
            prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
@@ -75,18 +93,7 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
     outcome = Outcome()
     inputs, facts = walk(paths, error, outcome.failed, hosts_file)
     snapshots = [(s, inp.case) for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"))]
-    probes: List[Tuple[ProbeResult, Optional[HostFacts], str]] = []
-    for inp in inputs:
-        if inp.kind != "probe":
-            continue
-        try:
-            results = load_probes(inp.path)
-        except InputError as exc:
-            error(str(exc))
-            outcome.failed.append(inp.path)
-            continue
-        outcome.parsed.append(inp.path)
-        probes += [(r, inp.case, inp.path) for r in results]
+    probes = saved_probes(inputs, outcome, error)
     live = list(targets or [])
     listed = [t for f in facts for t in f.targets if t not in live]
     if probe_listed:

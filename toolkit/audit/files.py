@@ -5,9 +5,9 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import tempfile
 import time
-from typing import Optional
+
+from toolkit import output
 
 
 class LockTimeout(RuntimeError):
@@ -61,32 +61,6 @@ class RunLock:
             self.fd = None
 
 
-def write_atomic(path: str, data: str, mode: int = 0o644, prefix: Optional[str] = None) -> None:
-    """Write `data` to a temporary file in `path`'s directory and rename it over `path`.
-
-    The temporary name starts with a dot and does not end like the target (node_exporter's
-    textfile collector reads only `*.prom`), so a reader never sees a half-written file.
-    """
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=prefix or f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+def write_atomic(path: str, data: str, mode: int = 0o644) -> None:
+    """output.write_atomic (one place for it), with the audit's fixed mode."""
+    output.write_atomic(path, data, mode)

@@ -302,22 +302,11 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
             facts.append(case)
         outcome.parsed.append(f"local:{where}")
 
-    probes = []
-    for inp in inputs:
-        if inp.kind != "probe":
-            continue
-        from toolkit.triage import InputError, load_probes
-        try:
-            results = load_probes(inp.path)
-        except InputError as exc:
-            error(str(exc))
-            outcome.failed.append(inp.path)
-            continue
-        outcome.parsed.append(inp.path)
-        t = os.stat(inp.path).st_mtime
-        for r in results:
-            out.probe_stamps[id(r)] = ProbeStamp(t, iso(t), inp.path, None)
-            probes.append((r, inp.case, inp.path))
+    from toolkit.triage import saved_probes
+    probes = saved_probes(inputs, outcome, error)
+    for r, _, path in probes:
+        t = os.stat(path).st_mtime
+        out.probe_stamps[id(r)] = ProbeStamp(t, iso(t), path, None)
     if targets:
         from toolkit.audit import local as here
         from toolkit.triage import live_probe
