@@ -317,7 +317,8 @@ def test_unwritable_stdout_is_one_line():
         for shell in (f"{MSSDIAG} probe {L.target} > /dev/full", f"{MSSDIAG} probe --json {L.target} >&-"):
             res = L.run(L.client, ["sh", "-c", shell])
             assert res.returncode == 1, (shell, res.stderr)
-            assert res.stderr.count("\n") == 1 and "probe: cannot write the output" in res.stderr, res.stderr
+            # a closed stdout is refused by the CLI before the command starts (bb3d080)
+            assert res.stderr.count("\n") == 1 and "cannot write the output" in res.stderr, res.stderr
         r, w = os.pipe()
         os.close(r)                     # the reader is gone before the first line
         try:

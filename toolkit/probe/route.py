@@ -5,12 +5,12 @@ only, no privileges needed.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
-
-import psutil
+from typing import Optional, Tuple
 
 IP_MTU = 14          # linux/in.h
 IPV6_MTU = 24        # linux/in6.h
@@ -41,7 +41,9 @@ def lookup(address: str) -> Route:
                                     IPV6_MTU if fam == "ipv6" else IP_MTU)
         except OSError:
             path_mtu = None
-    iface, mtu = interface_of(source)
+    iface, mtu = route_interface(address, fam)
+    if iface is None:
+        iface, mtu = interface_of(source)
     if mtu is None:
         mtu = path_mtu or (1280 if fam == "ipv6" else 1500)
     mtu = min(mtu, 65535)          # an IP packet's length field tops out there (loopback says 65536)
@@ -49,8 +51,49 @@ def lookup(address: str) -> Route:
     return Route(fam, source, iface, mtu, cached)
 
 
+RTM_GETROUTE, RTA_DST, RTA_OIF, NLMSG_ERROR = 26, 1, 4, 2
+
+
+def route_interface(address: str, family: str) -> Tuple[Optional[str], Optional[int]]:
+    """(name, mtu) of the interface the kernel's route to `address` leaves by, asked over
+    rtnetlink (RTM_GETROUTE, as `ip route get` does); (None, None) if it cannot say."""
+    v6 = family == "ipv6"
+    dst = socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, address)
+    rta = struct.pack("=HH", 4 + len(dst), RTA_DST) + dst
+    body = struct.pack("=BBBBBBBBI", socket.AF_INET6 if v6 else socket.AF_INET, len(dst) * 8, 0, 0, 0, 0, 0, 0, 0) + rta
+    msg = struct.pack("=IHHII", 16 + len(body), RTM_GETROUTE, 1, 1, 0) + body
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0) as nl:    # NETLINK_ROUTE
+            nl.settimeout(1.0)
+            nl.send(msg)
+            reply = nl.recv(65536)
+    except OSError:
+        return None, None
+    if len(reply) < 28:
+        return None, None
+    _length, kind = struct.unpack_from("=IH", reply)
+    if kind == NLMSG_ERROR:
+        return None, None
+    p = 16 + 12
+    while p + 4 <= len(reply):
+        ln, t = struct.unpack_from("=HH", reply, p)
+        if ln < 4:
+            break
+        if t == RTA_OIF and ln >= 8:
+            index = struct.unpack_from("=I", reply, p + 4)[0]
+            try:
+                name = socket.if_indextoname(index)
+                with open(os.path.join("/sys/class/net", name, "mtu")) as fh:
+                    return name, int(fh.read())
+            except (OSError, ValueError):
+                return None, None
+        p += (ln + 3) & ~3
+    return None, None
+
+
 def interface_of(source: str):
     """(name, mtu) of the interface holding the source address."""
+    import psutil      # only when rtnetlink could not tell
     plain = source.split("%")[0]
     for name, addrs in psutil.net_if_addrs().items():
         for a in addrs:
