@@ -233,6 +233,28 @@ class Lab:
         kw.setdefault("text", True)
         return subprocess.run(["ip", "netns", "exec", ns, *argv], timeout=timeout, check=check, **kw)
 
+    def add_addresses(self, count: int) -> List[str]:
+        """`count` more addresses for the target (up to 4096): a prefix routed to it and
+        answered as local there (`ip route add local ... dev lo`, so echo, TCP and the
+        services on :: answer on every one of them), routed by every router. For many-target
+        runs; IPv4 in 10.200.0.0/20, IPv6 in fd00:200::/116, inside the lab only."""
+        if not 1 <= count <= 4096:
+            raise LabError(f"add_addresses: {count} is outside 1..4096")
+        v6 = self.spec.family == "ipv6"
+        bits = max(0, (count).bit_length())          # room for .1 .. count
+        if v6:
+            prefix = f"fd00:200::/{128 - bits}"
+            addrs = [f"fd00:200::{i:x}" for i in range(1, count + 1)]
+        else:
+            prefix = f"10.200.0.0/{32 - bits}"
+            addrs = [f"10.200.{i >> 8}.{i & 255}" for i in range(1, count + 1)]
+        ip = ["ip", "-6"] if v6 else ["ip", "-4"]
+        self._ns(self.target_ns, [*ip, "route", "add", "local", prefix, "dev", "lo"])
+        for k, r in enumerate(self.routers):      # router k forwards on towards link k+2
+            nxt = f"fd00:{k + 2}::2" if v6 else f"10.0.{k + 2}.2"
+            self._ns(r, [*ip, "route", "add", prefix, "via", nxt])
+        return addrs
+
     def describe(self) -> Dict:
         return {"prefix": self.prefix, "scenario": self.name, "client": self.client,
                 "routers": self.routers, "target_ns": self.target_ns, "target": self.target,

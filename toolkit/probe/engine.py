@@ -22,8 +22,8 @@ import heapq
 import resource
 import selectors
 import socket
+import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -70,6 +70,33 @@ class WaitChecks:
     """Resume when every MSS check has left `state` behind (connecting -> connected, ...)."""
     checks: list
     past: str
+
+
+class Future:
+    """A name lookup running in a thread of its own (getaddrinfo blocks); at most 32 at once."""
+
+    lookups = threading.BoundedSemaphore(32)
+
+    def __init__(self, fn, *args) -> None:
+        self._value = self._error = None
+        self._done = threading.Event()
+        threading.Thread(target=self._run, args=(fn, args), daemon=True, name="mssdiag-resolve").start()
+
+    def _run(self, fn, args) -> None:
+        try:
+            with self.lookups:
+                self._value = fn(*args)
+        except BaseException as exc:       # handed over to the script that asked
+            self._error = exc
+        self._done.set()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def result(self):
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 @dataclass
@@ -156,7 +183,6 @@ class Engine:
         self.dirty: Dict[int, Any] = {}
         self.sending: Deque[Any] = collections.deque()
         self.total = Pace(opts.total_rate, opts.total_burst)
-        self.resolver: Optional[ThreadPoolExecutor] = None
         self.active_addresses: Dict[str, Any] = {}
         self.cleanups: List[Callable[[], None]] = []
         if self.capture is not None:
@@ -172,9 +198,7 @@ class Engine:
         self.dirty[id(job)] = job
 
     def resolve_later(self, fn, *args) -> Future:
-        if self.resolver is None:
-            self.resolver = ThreadPoolExecutor(max_workers=16, thread_name_prefix="mssdiag-resolve")
-        return self.resolver.submit(fn, *args)
+        return Future(fn, *args)
 
     def _read_capture(self, _events) -> None:
         self.capture.drain()
@@ -271,8 +295,6 @@ class Engine:
             except Exception:
                 pass
         self.cleanups.clear()
-        if self.resolver is not None:
-            self.resolver.shutdown(wait=False, cancel_futures=True)
         self.sel.close()
 
 

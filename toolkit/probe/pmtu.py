@@ -43,7 +43,7 @@ PLATEAUS = (65535, 32000, 17914, 8166, 4352, 2002, 1492, 1006, 508, 296, 68)   #
 FIRST_ROUND = (65535, 32000, 17914, 8166, 4352, 2002, 1500, 1492, 1480, 1400, 1280, 1006, 576)
 MIN_MTU = {"ipv4": 68, "ipv6": 1280}
 SMALL = {"ipv4": 576, "ipv6": 1280}
-MIN_WAIT = 0.1
+MIN_WAIT = 0.05        # s a round waits at least (kernel timestamps: no margin for a busy Python)
 SPLIT = 8
 MAX_RETESTS = 6
 PICK_TRIES = 3          # rounds to find a probe method that the target answers
@@ -133,7 +133,8 @@ class Search:
                  replies: "queue.Queue[Reply]", timeout: float = 1.0, tcp_port: Optional[int] = None,
                  methods: Tuple[str, ...] = ("icmp", "udp", "tcp"), icmp_wait: float = ICMP_WAIT,
                  cached_pmtu: Optional[int] = None, reporters: Optional[Dict[str, Set[int]]] = None,
-                 stop: Optional[threading.Event] = None):
+                 stop: Optional[threading.Event] = None, path: Optional[tuple] = None,
+                 placements: Optional[dict] = None):
         self.family = family
         self.local_mtu = min(local_mtu, 65535)
         self._send = send
@@ -145,6 +146,11 @@ class Search:
         self.cached_pmtu = cached_pmtu
         self.reporters = reporters if reporters is not None else {}
         self.stop = stop or threading.Event()
+        # (interface, gateway) of the route, and the black holes placed in this run by path
+        # and distance: routers limit their "time exceeded" per prober (Linux: 6 at once, then
+        # 1 a second), so a hundred targets behind one router cannot each place it
+        self.path = path
+        self.placements = placements if placements is not None else {}
         self.sent: Dict[int, Sent] = {}
         self.key = 0
         self.outcomes: Dict[int, Outcome] = {}
@@ -159,6 +165,9 @@ class Search:
         self.pending: Set[int] = set()
         self.delays: List[float] = []                    # s from send to any answer (pass or too big)
         self.silent_keys: Dict[int, Tuple[int, bool]] = {}   # key -> (size, counted as silent)
+        self.fallback = False     # the round under way is the first: echo and the fallback methods
+        self.located: Optional[int] = None        # the size the TTL-limited probes were sent at
+        self.located_note: Optional[str] = None
 
     # ---- sending and collecting -------------------------------------------------
     def _next_key(self) -> int:
@@ -210,7 +219,12 @@ class Search:
                 self.v.reply_ttl = r.ttl
 
     def round_done(self) -> bool:
-        return not self.pending
+        if not self.pending:
+            return True
+        if self.fallback and all(self.sent[k].method != "icmp" for k in self.pending):
+            return any(r.kind == "pass" and self.sent[k].method == "icmp"
+                       for k, rs in self.current.items() for r in rs)
+        return False
 
     def wait_s(self, cap: Optional[float]) -> float:
         """How long a round waits after its last probe left: the timeout until the target
@@ -448,7 +462,12 @@ class Search:
         small = SMALL[self.family]
         probes = [("icmp", s, 64) for s in sizes] if "icmp" in self.methods else []
         probes += [(m, small, 64) for m in self.methods if m != "icmp" for _ in range(2)]
-        answers = yield from self._round(probes)
+        # once an echo came back and every echo is answered, the fallbacks are not waited for
+        self.fallback = "icmp" in self.methods
+        try:
+            answers = yield from self._round(probes)
+        finally:
+            self.fallback = False
         echo = {k: r for k, r in answers.items() if self.sent[k].method == "icmp"}
         if any(r.kind == "pass" for rs in echo.values() for r in rs):
             self._record(echo)
@@ -553,6 +572,10 @@ class Search:
             start, end = self._silence(lo, hi)
             if end - start < wait and asks < 3:
                 asks += 1
+                if self.located != hi:
+                    # place the drop now, while we wait anyway: the TTL-limited probes'
+                    # answers cost no time of their own (used only if it is a black hole)
+                    yield from self._locate(method, hi)
                 yield from self._sleep_until(start + wait)
                 waited = self.clock() - start
                 yield from self._probe(method, [hi, hi], lo)
@@ -586,7 +609,18 @@ class Search:
         """hi vanished every time for as long as we waited: a black hole, unless the router
         where the big probes die is known to send 'fragmentation needed'."""
         self.v.pmtu, self.v.method, self.v.silence_s = lo, "inferred", round(silence, 1)
-        yield from self._locate(method)
+        if self.located != hi:
+            yield from self._locate(method, hi)
+        if self.ttl_replies:
+            last = max(self.ttl_replies)
+            self.v.hop, self.v.hop_index = self.ttl_replies[last], last
+        elif self._placement() is not None:
+            self.v.hop, self.v.hop_index = self.placements[self._placement()]
+            self.v.notes.append(f"placed after {self.v.hop} by the TTL-limited probes of another target of this "
+                                "run, behind the same gateway at the same distance (routers limit the 'time "
+                                "exceeded' they send to one prober)")
+        elif self.located_note:
+            self.v.notes.append(self.located_note)
         talkers = self._talkers(lo, hi)
         if (self.v.hop and self.v.hop in talkers) or (self.v.hop is None and talkers):
             who = self.v.hop or sorted(talkers)[0]
@@ -632,18 +666,29 @@ class Search:
         start = next(x for x in (64, 128, 255) if x >= t)
         return max(1, min(30, start - t + 1))
 
-    def _locate(self, method: str):
+    def _locate(self, method: str, big: int):
         """TTL-limited probes of the failing size: routers check the TTL before the MTU, so
         every router the big probe reaches says time exceeded; the last one that does is
         where it is dropped."""
+        self.located, self.located_note = big, None
+        self.ttl_replies = {}
         hops = self._hops()
         if hops <= 1:
-            self.v.notes.append("the target is one hop away: the drop is on the direct link")
+            self.located_note = "the target is one hop away: the drop is on the direct link"
             return
-        big = self.v.pmtu + 1
+        key = self._placement()
+        if key is not None and key in self.placements:
+            return                  # placed already by another target's probes: spare the routers
         self._record((yield from self._round([(method, big, ttl) for ttl in range(1, hops)])))
-        if not self.ttl_replies:
-            self.v.notes.append("no router answered TTL-limited probes: cannot place the black hole")
-            return
-        last = max(self.ttl_replies)
-        self.v.hop, self.v.hop_index = self.ttl_replies[last], last
+        if self.ttl_replies:
+            if key is not None:
+                last = max(self.ttl_replies)
+                self.placements.setdefault(key, (self.ttl_replies[last], last))
+        else:
+            self.located_note = "no router answered TTL-limited probes: cannot place the black hole"
+
+    def _placement(self) -> Optional[tuple]:
+        """What another target must share for its black-hole placement to hold here."""
+        if self.path is None or self.located is None:
+            return None
+        return (self.path, self._hops(), self.located)

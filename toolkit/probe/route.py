@@ -9,7 +9,6 @@ import os
 import socket
 import struct
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Optional, Tuple
 
 IP_MTU = 14          # linux/in.h
@@ -23,6 +22,7 @@ class Route:
     interface: Optional[str]
     local_mtu: int            # MTU of the interface the route leaves by
     cached_pmtu: Optional[int]  # kernel's current path MTU for the target (None if = local_mtu)
+    gateway: Optional[str] = None   # the next hop the route names (None: on link)
 
 
 def family_of(address: str) -> str:
@@ -41,22 +41,23 @@ def lookup(address: str) -> Route:
                                     IPV6_MTU if fam == "ipv6" else IP_MTU)
         except OSError:
             path_mtu = None
-    iface, mtu = route_interface(address, fam)
+    iface, mtu, gateway = route_interface(address, fam)
     if iface is None:
         iface, mtu = interface_of(source)
     if mtu is None:
         mtu = path_mtu or (1280 if fam == "ipv6" else 1500)
     mtu = min(mtu, 65535)          # an IP packet's length field tops out there (loopback says 65536)
     cached = path_mtu if path_mtu and path_mtu < mtu else None
-    return Route(fam, source, iface, mtu, cached)
+    return Route(fam, source, iface, mtu, cached, gateway)
 
 
-RTM_GETROUTE, RTA_DST, RTA_OIF, NLMSG_ERROR = 26, 1, 4, 2
+RTM_GETROUTE, RTA_DST, RTA_OIF, RTA_GATEWAY, NLMSG_ERROR = 26, 1, 4, 5, 2
 
 
-def route_interface(address: str, family: str) -> Tuple[Optional[str], Optional[int]]:
-    """(name, mtu) of the interface the kernel's route to `address` leaves by, asked over
-    rtnetlink (RTM_GETROUTE, as `ip route get` does); (None, None) if it cannot say."""
+def route_interface(address: str, family: str) -> Tuple[Optional[str], Optional[int], Optional[str]]:
+    """(name, mtu, gateway) of the interface the kernel's route to `address` leaves by and
+    its next hop, asked over rtnetlink (RTM_GETROUTE, as `ip route get` does); Nones if it
+    cannot say."""
     v6 = family == "ipv6"
     dst = socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, address)
     rta = struct.pack("=HH", 4 + len(dst), RTA_DST) + dst
@@ -68,27 +69,31 @@ def route_interface(address: str, family: str) -> Tuple[Optional[str], Optional[
             nl.send(msg)
             reply = nl.recv(65536)
     except OSError:
-        return None, None
+        return None, None, None
     if len(reply) < 28:
-        return None, None
+        return None, None, None
     _length, kind = struct.unpack_from("=IH", reply)
     if kind == NLMSG_ERROR:
-        return None, None
+        return None, None, None
     p = 16 + 12
+    index = gateway = None
     while p + 4 <= len(reply):
         ln, t = struct.unpack_from("=HH", reply, p)
         if ln < 4:
             break
         if t == RTA_OIF and ln >= 8:
             index = struct.unpack_from("=I", reply, p + 4)[0]
-            try:
-                name = socket.if_indextoname(index)
-                with open(os.path.join("/sys/class/net", name, "mtu")) as fh:
-                    return name, int(fh.read())
-            except (OSError, ValueError):
-                return None, None
+        elif t == RTA_GATEWAY and ln == 4 + len(dst):
+            gateway = socket.inet_ntop(socket.AF_INET6 if v6 else socket.AF_INET, reply[p + 4:p + ln])
         p += (ln + 3) & ~3
-    return None, None
+    if index is None:
+        return None, None, None
+    try:
+        name = socket.if_indextoname(index)
+        with open(os.path.join("/sys/class/net", name, "mtu")) as fh:
+            return name, int(fh.read()), gateway
+    except (OSError, ValueError):
+        return None, None, None
 
 
 def interface_of(source: str):
@@ -99,7 +104,8 @@ def interface_of(source: str):
         for a in addrs:
             if a.address and a.address.split("%")[0] == plain:
                 try:
-                    return name, int(Path(f"/sys/class/net/{name}/mtu").read_text())
+                    with open(f"/sys/class/net/{name}/mtu") as fh:
+                        return name, int(fh.read())
                 except (OSError, ValueError):
                     stats = psutil.net_if_stats().get(name)
                     return name, stats.mtu if stats else None

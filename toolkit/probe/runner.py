@@ -98,6 +98,11 @@ class Shared:
     next-hop MTUs they reported, 0 for none usable) and the flag that stops every search."""
     reporters: dict
     stop: threading.Event
+    placements: dict = None
+
+    def __post_init__(self) -> None:
+        if self.placements is None:
+            self.placements = {}
 
 
 def _literal(target: str) -> bool:
@@ -250,7 +255,8 @@ class Job(JobBase):
             methods = ("udp",)
         search = Search(r.family, route.local_mtu, None, None, opts.timeout, self.open_port, methods,
                         icmp_wait=opts.icmp_wait, cached_pmtu=route.cached_pmtu, reporters=self.shared.reporters,
-                        stop=self.shared.stop)
+                        stop=self.shared.stop, path=(route.interface, route.gateway),
+                        placements=self.shared.placements)
         search.clock = time.time
         self.search = search
         try:
