@@ -15,8 +15,14 @@ black hole and with what confidence, how often a PMTU below the expected one (is
 `--repeat 20 ratelimit10 lossy30`). --mssdiag PATH runs another build of the prober
 (say an older checkout's .venv/bin/mssdiag) against the same lab.
 
-Run as root:  .venv/bin/python benchmarks/probe_bench.py [--cap SECONDS] [SCENARIO...]
+With --scale it probes 1, 16, 256 and 1,000 targets at once (addresses added to the lab's
+target, toolkit.lab.Lab.add_addresses) and counts how many answers are exact, beside the
+time of one target; the routers' ICMP settings are printed with it (they are Linux's
+defaults: what a real Linux router does to one prober).
+
+Run as root:  .venv/bin/python benchmarks/probe_bench.py [--runs N] [--cap SECONDS] [SCENARIO...]
               .venv/bin/python benchmarks/probe_bench.py --repeat 20 ratelimit10 lossy30
+              .venv/bin/python benchmarks/probe_bench.py --scale bottleneck blackhole
 Not a test: nothing here fails the suite on a slow machine.
 """
 from __future__ import annotations
@@ -61,17 +67,19 @@ def timed(L: lab.Lab, argv, cap: float):
     return out, done, wall, tx_packets(L) - before
 
 
-def run_mssdiag(L, cap):
-    argv = [MSSDIAG, "probe", "--json", L.target, "--port", ",".join(map(str, L.ports)),
-            "--send", "GET / HTTP/1.0\\r\\n\\r\\n"]
+def run_mssdiag(L, cap, ports=True):
+    argv = [MSSDIAG, "probe", "--json", L.target]
+    if ports:
+        argv += ["--port", ",".join(map(str, L.ports)), "--send", "GET / HTTP/1.0\\r\\n\\r\\n"]
     out, done, wall, pkts = timed(L, argv, cap)
     if not done or not out.strip():
         return dict(pmtu=None, verdict="timeout" if not done else "no output", ok=False, wall=wall, pkts=pkts)
     d = json.loads(out.splitlines()[0])
     e = L.expect
-    ok = (d["pmtu"] == e["pmtu"] and d["black_hole"] == e["black_hole"] and d["pmtu_method"] == e["pmtu_method"]
-          and {k: d["mss"][k] for k in ("sent", "synack", "used")} == e["mss"]
-          and {f["code"] for f in d["findings"]} == e["codes"])
+    ok = (d["pmtu"] == e["pmtu"] and d["black_hole"] == e["black_hole"] and d["pmtu_method"] == e["pmtu_method"])
+    if ports:
+        ok = ok and ({k: d["mss"][k] for k in ("sent", "synack", "used")} == e["mss"]
+                     and {f["code"] for f in d["findings"]} == e["codes"])
     verdict = "black hole" if d["black_hole"] else (d["pmtu_method"] or "-")
     mss = "/".join(str(d["mss"].get(k)) for k in ("sent", "synack", "used"))
     return dict(pmtu=d["pmtu"], verdict=verdict, ok=ok, wall=wall, pkts=pkts, inner=d["elapsed_s"], mss=mss,
@@ -94,6 +102,65 @@ def run_scamper(L, cap):
     ok = done and pmtu == L.expect["pmtu"] and inferred == L.expect["black_hole"]
     verdict = ("black hole" if inferred else "-") if done else f"killed at {cap:g} s"
     return dict(pmtu=pmtu, verdict=verdict, ok=ok, wall=wall, pkts=pkts)
+
+
+def run_pmtu_only(L, cap):
+    return run_mssdiag(L, cap, ports=False)
+
+
+def startup(L, runs: int):
+    """Whole-process times that are not probing: the interpreter alone, and mssdiag's
+    start-up (--version), in the same client namespace."""
+    out = []
+    for label, argv in (("python -c pass", [sys.executable, "-c", "pass"]),
+                        ("mssdiag --version", [MSSDIAG, "--version"])):
+        walls = []
+        for _ in range(runs):
+            t0 = time.monotonic()
+            L.run(L.client, argv)
+            walls.append(time.monotonic() - t0)
+        out.append((label, statistics.median(walls)))
+    return out
+
+
+ICMP_SYSCTLS = ("net.ipv4.icmp_ratelimit", "net.ipv4.icmp_ratemask", "net.ipv4.icmp_msgs_per_sec",
+                "net.ipv4.icmp_msgs_burst", "net.ipv6.icmp.ratelimit")
+
+
+def icmp_settings(L) -> str:
+    res = L.run(L.routers[0], ["sysctl", *ICMP_SYSCTLS])
+    return "; ".join(line.strip() for line in res.stdout.splitlines())
+
+
+SETTINGS: dict = {}
+
+
+def scale(name: str, sizes, runs: int, cap: float):
+    """1, 16, 256, 1000 targets behind one lab path: time, exact answers, probes."""
+    rows = []
+    with lab.scenario(name) as L:
+        addrs = L.add_addresses(max(sizes))
+        e = L.expect
+        SETTINGS[name] = icmp_settings(L)
+        base = None
+        for n in sizes:
+            walls, owns, exact, probes = [], [], [], []
+            for _ in range(runs):
+                # the routers' 'time exceeded' budget (6, then 1 a second) refills between runs
+                time.sleep(6)
+                out, done, wall, _pkts = timed(L, [MSSDIAG, "probe", "--json", *addrs[:n]], cap)
+                ds = [json.loads(x) for x in out.splitlines() if x.strip()] if done else []
+                exact.append(sum(d["pmtu"] == e["pmtu"] and d["pmtu_method"] == e["pmtu_method"]
+                                 and d["black_hole"] == e["black_hole"] and d["hop"] == e["hop"] for d in ds))
+                walls.append(wall)
+                owns.append(max((d["elapsed_s"] for d in ds), default=float("nan")))
+                probes.append(sum(d["probes"] for d in ds))
+            w = statistics.median(walls)
+            base = base or w
+            rows.append([name, n, f"{min(exact)}/{n}", f"{w:.2f}", f"{statistics.median(owns):.2f}",
+                         f"{w / base:.2f}", int(statistics.median(probes))])
+            print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
+    return rows
 
 
 def repeat(name: str, n: int, cap: float, extra=()):
@@ -131,12 +198,21 @@ def main() -> int:
     ap.add_argument("--mssdiag", metavar="PATH", default=MSSDIAG, help="the mssdiag to run (default: this one)")
     ap.add_argument("--probe-args", metavar="ARGS", default="", help="with --repeat: extra probe options, "
                                                                      "e.g. '--icmp-wait 10'")
+    ap.add_argument("--runs", type=int, default=3, help="runs per tool and scenario; medians are shown")
+    ap.add_argument("--scale", action="store_true", help="1, 16, 256 and 1000 targets at once per scenario")
     args = ap.parse_args()
     MSSDIAG = args.mssdiag
     missing = lab.missing_tools()
     if missing:
         print(f"probe_bench: cannot build labs: missing {', '.join(missing)}", file=sys.stderr)
         return 2
+    if args.scale:
+        rows = [r for name in args.scenarios for r in scale(name, (1, 16, 256, 1000), args.runs, args.cap)]
+        print(tabulate(rows, headers=["scenario", "targets", "exact (worst run)", "wall s", "own s (slowest target)",
+                                      "× one target", "probes"], tablefmt="github"))
+        for name, settings in SETTINGS.items():
+            print(f"{name}: the routers' ICMP settings (Linux defaults): {settings}")
+        return 0
     if args.repeat:
         extra = args.probe_args.split()
         rows = [r for name in args.scenarios for r in repeat(name, args.repeat, args.cap, extra)]
@@ -144,7 +220,7 @@ def main() -> int:
                                       "median own s", "max own s", "verdicts (pmtu method black-hole confidence)"],
                        tablefmt="github"))
         return 0
-    tools = [("mssdiag probe", run_mssdiag)]
+    tools = [("mssdiag probe", run_pmtu_only), ("mssdiag probe --port", run_mssdiag)]
     notes = []
     for name, fn, binary in (("tracepath", run_tracepath, "tracepath"), ("scamper trace -M", run_scamper, "scamper")):
         if shutil.which(binary):
@@ -152,19 +228,28 @@ def main() -> int:
         else:
             notes.append(f"{name}: not installed ({binary} not found; Debian package "
                          f"{'iputils-tracepath' if binary == 'tracepath' else 'scamper'}), left out")
-    rows = []
+    rows, starts = [], []
     for name in args.scenarios:
         with lab.scenario(name) as L:
+            if not starts:
+                starts = startup(L, max(3, args.runs))
             for tool, fn in tools:
-                r = fn(L, args.cap)
+                rs = [fn(L, args.cap) for _ in range(args.runs)]
+                r = rs[-1]
+                wall = statistics.median(x["wall"] for x in rs)
+                inner = statistics.median(x["inner"] for x in rs) if all("inner" in x for x in rs) else None
+                pkts = int(statistics.median(x["pkts"] for x in rs))
+                ok = sum(x["ok"] for x in rs)
                 rows.append([name, tool, f"{L.expect['pmtu']}{' BH' if L.expect['black_hole'] else ''}",
                              r["pmtu"] if r["pmtu"] is not None else "-", r["verdict"],
-                             "yes" if r["ok"] else "NO", f"{r['wall']:.2f}",
-                             f"{r['inner']:.2f}" if "inner" in r else "", r["pkts"], r.get("mss", ""),
+                             "yes" if ok == len(rs) else f"{ok}/{len(rs)}", f"{wall:.2f}",
+                             f"{inner:.3f}" if inner is not None else "", pkts, r.get("mss", ""),
                              r.get("codes", "")])
                 print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
     print(tabulate(rows, headers=["scenario", "tool", "expected", "pmtu", "verdict", "correct", "wall s",
                                   "own s", "pkts out", "mss sent/synack/used", "findings"], tablefmt="github"))
+    for label, t in starts:
+        print(f"start-up, same namespace, median: {label} {t:.3f} s")
     for n in notes:
         print(n)
     return 0

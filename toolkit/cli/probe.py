@@ -69,7 +69,11 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
           ipv4: bool = typer.Option(False, "-4", help="IPv4 only."),
           ipv6: bool = typer.Option(False, "-6", help="IPv6 only."),
           as_json: bool = typer.Option(False, "--json", help="One JSON object per target, one a line."),
-          rate: float = typer.Option(100.0, "--rate", metavar="PPS", help="Probes per second, all targets together."),
+          rate: float = typer.Option(100.0, "--rate", metavar="PPS",
+                                     help="Probes a second to any one target (bursts of 16; slower on its own "
+                                          "when probes go missing)."),
+          total_rate: float = typer.Option(20000.0, "--total-rate", metavar="PPS",
+                                           help="Ceiling for the whole run, all targets together."),
           timeout: float = typer.Option(1.0, "--timeout", metavar="S", help="Longest wait for any one answer."),
           icmp_wait: float = typer.Option(1.0, "--icmp-wait", metavar="S",
                                           help="Silence to wait for before calling a black hole: a router that "
@@ -100,6 +104,9 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
     if not rate > 0 or rate > 100000:
         error(f"--rate {rate:g}: must be above 0 and at most 100000 probes a second")
         raise typer.Exit(2)
+    if not total_rate > 0 or total_rate > 1000000:
+        error(f"--total-rate {total_rate:g}: must be above 0 and at most 1000000 probes a second")
+        raise typer.Exit(2)
     if not 0 < timeout <= 60:
         error(f"--timeout {timeout:g}: must be above 0 and at most 60 seconds")
         raise typer.Exit(2)
@@ -108,6 +115,7 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
         raise typer.Exit(2)
     from toolkit.probe import runner
     opts = runner.Options(ports=ports, family="ipv4" if ipv4 else "ipv6" if ipv6 else None, rate=rate,
+                          total_rate=total_rate, total_burst=max(1, min(2000, int(total_rate / 10))),
                           timeout=timeout, send_text=text, raw=False if no_raw else None, icmp_wait=icmp_wait)
     done: List = []
     detail = lambda: f" after {len(done)} of {len(targets)} target(s)"  # noqa: E731
