@@ -192,6 +192,7 @@ class Packet:
     l4: bytes            # transport header and data
     df: bool = False     # IPv4: the don't-fragment flag (IPv6 is never fragmented on the way)
     at: Optional[float] = None    # kernel receive time, when captured
+    raw: bytes = b""     # the whole packet as captured, from its IP header on
 
 
 def parse_ip(data: bytes) -> Optional[Packet]:
@@ -203,12 +204,12 @@ def parse_ip(data: bytes) -> Optional[Packet]:
         total = struct.unpack("!H", data[2:4])[0]
         return Packet("ipv4", socket.inet_ntop(socket.AF_INET, data[12:16]),
                       socket.inet_ntop(socket.AF_INET, data[16:20]), data[9], data[8], total,
-                      data[ihl:total] if total >= ihl else data[ihl:], bool(data[6] & 0x40))
+                      data[ihl:total] if total >= ihl else data[ihl:], bool(data[6] & 0x40), None, data)
     if v == 6 and len(data) >= 40:
         plen = struct.unpack("!H", data[4:6])[0]
         return Packet("ipv6", socket.inet_ntop(socket.AF_INET6, data[8:24]),
                       socket.inet_ntop(socket.AF_INET6, data[24:40]), data[6], data[7], plen + 40,
-                      data[40:40 + plen] if plen else data[40:])
+                      data[40:40 + plen] if plen else data[40:], True, None, data)
     return None
 
 

@@ -110,3 +110,28 @@ def interface_of(source: str):
                     stats = psutil.net_if_stats().get(name)
                     return name, stats.mtu if stats else None
     return None, None
+
+
+RTM_DELROUTE, RTM_F_CLONED, NLM_F_ACK = 25, 0x200, 4
+
+
+def forget(address: str) -> bool:
+    """Remove the path MTU the kernel cached for an IPv6 address (RTM_DELROUTE with
+    RTM_F_CLONED: that one exception, nobody else's), needs CAP_NET_ADMIN. Linux offers
+    no such call for IPv4 exceptions (only `ip route flush cache`, everyone's at once);
+    True when one was removed."""
+    if family_of(address) != "ipv6":
+        return False
+    dst = socket.inet_pton(socket.AF_INET6, address)
+    rta = struct.pack("=HH", 4 + len(dst), RTA_DST) + dst
+    body = struct.pack("=BBBBBBBBI", socket.AF_INET6, 128, 0, 0, 254, 0, 0, 1, RTM_F_CLONED) + rta
+    msg = struct.pack("=IHHII", 16 + len(body), RTM_DELROUTE, 1 | NLM_F_ACK, 1, 0) + body
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0) as nl:
+            nl.settimeout(1.0)
+            nl.send(msg)
+            reply = nl.recv(65536)
+    except OSError:
+        return False
+    return len(reply) >= 20 and struct.unpack_from("=H", reply, 4)[0] == NLMSG_ERROR \
+        and struct.unpack_from("=i", reply, 16)[0] == 0

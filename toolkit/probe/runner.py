@@ -21,7 +21,7 @@ from toolkit.probe.engine import Engine, JobBase, RawIO, WaitChecks, WaitFuture,
 from toolkit.probe.mss import MssCheck
 from toolkit.probe.pmtu import ICMP_WAIT, Interrupted, Search
 from toolkit.probe.result import ProbeResult
-from toolkit.probe.route import lookup
+from toolkit.probe.route import forget, lookup
 
 DEFAULT_RATE = 100.0     # probes per second to any one target
 DEFAULT_BURST = 16       # probes one target may get at once (a first round is 12 to 14)
@@ -46,6 +46,8 @@ class Options:
     burst: int = DEFAULT_BURST
     total_rate: float = DEFAULT_TOTAL_RATE
     total_burst: int = 2000
+    trace: bool = False                  # per-hop MTU trace and the hop that rewrites the MSS
+    pmtud_check: bool = False            # does the target itself do PMTU discovery (root)
 
 
 _RAW: dict = {}
@@ -146,7 +148,9 @@ class Job(JobBase):
                                    self.open_port or self.clamp_port, key * 7919, 0, packets.SYN, 65535,
                                    packets.mss_option(mss), ttl=ttl, ident=key)
 
-    clamp_port = 80
+    @property
+    def clamp_port(self) -> int:
+        return self.opts.ports[0] if self.opts.ports else 80
 
     def on_reply(self, r) -> None:
         if self.search is not None:
@@ -261,14 +265,52 @@ class Job(JobBase):
         self.search = search
         try:
             v = yield from search.steps()
+            if v is not None and opts.trace:
+                yield from self._where(r, v, search, route, capture is not None)
         except Interrupted:
             r.errors.append(f"{self.target}: interrupted")
             v = None
         if self.checks:
             yield WaitChecks(self.checks, "catching-up")
+        if v is not None and opts.pmtud_check:
+            yield from self._pmtud(r, route, capture is not None)
+        if route.cached_pmtu is None and capture is not None and forget(address):
+            # our probes taught the kernel this path MTU (IPv6 does so for any PTB): leave
+            # its cache as we found it
+            r.notes.append("the path MTU our probes taught the kernel was removed from its cache again")
         self._assemble(r, v, search)
         r.elapsed_s = round(time.time() - t0, 3)
         return r
+
+    def _where(self, r: ProbeResult, v, search, route, raw: bool):
+        """--trace: the per-hop MTU trace, then (raw only) the hop that rewrites the MSS."""
+        from toolkit.probe import trace
+        if v.pmtu is None or v.probe_method is None:
+            r.skipped.append("trace: the target answered no probe")
+            return
+        hops, black_hole, notes = yield from trace.trace(search, v.probe_method, route.local_mtu, self.address)
+        r.trace = {"hops": hops, "black_hole": black_hole, "notes": notes}
+        if not raw:
+            r.skipped.append(f"clamp location (TTL-limited SYNs): {self.why_not_raw}")
+            return
+        reached = [h["ttl"] for h in hops if h["address"] == self.address]
+        distance = min(reached) if reached else (max(h["ttl"] for h in hops) if hops else 1)
+        ours = route.local_mtu - (60 if r.family == "ipv6" else 40)
+        r.clamp = yield from trace.clamp_location(search, ours, distance)
+        r.clamp["port"] = self.open_port or self.clamp_port
+
+    def _pmtud(self, r: ProbeResult, route, raw: bool):
+        """--pmtud-check on the first port that sent data."""
+        from toolkit.probe import pmtud
+        if not raw:
+            r.skipped.append(f"PMTUD check: {self.why_not_raw}")
+            return
+        talked = [c for c in self.checks if not c.error and c.received]
+        if not talked:
+            r.skipped.append("PMTUD check: needs a --port where the host sends data (the MSS check's services)")
+            return
+        r.pmtud = yield from pmtud.check(self, talked[0].port, self.opts.send_text, self.opts.timeout,
+                                         route.local_mtu)
 
     def _assemble(self, r: ProbeResult, v, search) -> None:
         opts, checks = self.opts, self.checks
@@ -303,6 +345,7 @@ class Job(JobBase):
         if v.rate_limited:
             r.add_finding("icmp-rate-limited", v.rate_limited, v.confidence or "medium")
         findings.assess(r, echo_filtered=v.echo_filtered, silence=v.silence_s)
+        findings.where(r)
 
     def finish(self, result) -> None:
         self._release()
