@@ -202,6 +202,8 @@ class Search:
         """A reply about one of this target's probes; `at` is when it arrived (the kernel's
         timestamp when there is one), on the search's clock."""
         at = r.at if r.at is not None else (at if at is not None else self.clock())
+        if r.at is None:
+            r.at = at
         self._heard(r)
         if r.key not in self.current:
             self._late(r)         # an answer to an earlier round
@@ -257,7 +259,11 @@ class Search:
 
     # ---- the blocking driver: send() and a reply queue, for callers without an engine ---
     def run(self) -> Verdict:
-        steps = self.steps()
+        return self.drive(self.steps())
+
+    def drive(self, steps):
+        """Serve a generator of Round / Sleep requests (the search's, or a trace's that
+        uses this search's rounds) with send() and the reply queue; returns its value."""
         value = None
         while True:
             try:

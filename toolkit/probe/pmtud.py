@@ -99,20 +99,36 @@ class RstRule:
                      "--tcp-flags", "RST", "RST", "-m", "mark", "!", "--mark", hex(MARK),
                      "-m", "comment", "--comment", f"{COMMENT} pid={pid} start={_start_time(pid)}", "-j", "DROP"]
         self.added = False
+        self.made_table = False
 
     def add(self) -> None:
-        sweep(self.family)
-        res = _run([_tool(self.family), "-w", "5", "-I", "OUTPUT", "1", *self.spec])
+        tool = _tool(self.family)
+        # with the nf_tables backend the first rule of a network namespace creates the
+        # filter table (so does listing it: only the plain save is asked): remember, so that
+        # removing the rule can remove the table again
+        self.made_table = "*filter" not in _run([f"{tool}-save"]).stdout
+        if sweep(self.family) and self._as_created():
+            self.made_table = True        # a killed run made it and left only its rule in it
+        res = _run([tool, "-w", "5", "-I", "OUTPUT", "1", *self.spec])
         if res.returncode != 0:
-            raise OSError(f"{_tool(self.family)} could not add the rule: {res.stderr.strip()[:200]}")
+            raise OSError(f"{tool} could not add the rule: {res.stderr.strip()[:200]}")
         self.added = True
 
     def remove(self) -> None:
         if not self.added:
             return
+        tool = _tool(self.family)
         with signals_held():
-            _run([_tool(self.family), "-w", "5", "-D", "OUTPUT", *self.spec])
+            _run([tool, "-w", "5", "-D", "OUTPUT", *self.spec])
             self.added = False
+            # only while it is still as created: no rules, every policy ACCEPT
+            if self.made_table and self._as_created() and shutil.which("nft") \
+                    and "nf_tables" in _run([tool, "-V"]).stdout:
+                _run(["nft", "delete", "table", "ip6" if self.family == "ipv6" else "ip", "filter"])
+
+    def _as_created(self) -> bool:
+        return _run([_tool(self.family), "-w", "5", "-S"]).stdout.split("\n") == [
+            "-P INPUT ACCEPT", "-P FORWARD ACCEPT", "-P OUTPUT ACCEPT", ""]
 
 
 def unavailable(family: str) -> Optional[str]:

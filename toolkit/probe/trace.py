@@ -167,7 +167,7 @@ def clamp_location(search: Search, our_mss: int, hops: int):
                           "8 bytes, as RFC 792 asks, cannot show options)" if seen else
                           "no router answered the TTL-limited SYNs (filtered, or their 'time exceeded' is "
                           "rate-limited)")
-    elif record["changed_after"] is None:
+    elif record["to"] is None:
         last = seen[record["seen_to_ttl"]]
         record["note"] = (f"the MSS was unchanged as far as hop {record['seen_to_ttl']} ({last['address']}); "
                           "a rewrite, if any, happens after it (in that router's forwarding, a later hop, "
