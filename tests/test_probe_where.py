@@ -226,3 +226,25 @@ def test_struct_packets_agree_with_scapy():
         assert recomputed(cls(syn)) == syn and cls(syn)[scapy.TCP].options == [("MSS", 1460)]
         ptb = packets.too_big(fam, dst, src, 1280, syn)
         assert recomputed(cls(ptb)) == ptb
+
+
+def test_pmtud_verdict_as_a_triage_finding_with_per_os_advice():
+    """What triage's rule gets: Finding in the triage vocabulary, the platform's advice
+    first (VOS: min_mss to the path, since STCP does no PMTU discovery), then the network's."""
+    from toolkit import platforms
+    p = ProbeResult("vos1", address="10.0.2.2", pmtu=1400, pmtu_method="icmp", local_mtu=1500,
+                    pmtud={"port": 21, "verdict": "ignores", "mtu": 1280, "segment": 1360, "df_before": True,
+                           "after": 1360, "df_after": True, "waited_s": 0.7})
+    findings.where(p)
+    f = findings.target_pmtud(p, platforms.get("vos"), "14.7.1")
+    assert (f.code, f.severity, f.confidence) == ("target-ignores-ptb", "problem", "high")
+    codes = [r.code for r in f.recommendations]
+    assert codes[0] == "vos-set-stcp-param-min-mss" and codes[-1] == "net-clamp-mss"
+    assert "set_stcp_param min_mss 1380" in f.recommendations[0].commands[0]
+    linux = findings.target_pmtud(ProbeResult.from_dict({**p.to_dict(), "pmtud": {**p.pmtud, "verdict": "clears-df",
+                                                                                   "df_before": False}}),
+                                  platforms.get("linux"))
+    assert linux.code == "target-clears-df" and linux.recommendations[0].code == "linux-pmtu-disc-on"
+    ok = findings.target_pmtud(ProbeResult.from_dict({**p.to_dict(), "pmtud": {**p.pmtud, "verdict": "honours"}}))
+    assert (ok.code, ok.severity, ok.recommendations) == ("target-honours-ptb", "info", [])
+    assert findings.target_pmtud(ProbeResult("x")) is None

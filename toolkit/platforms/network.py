@@ -90,3 +90,10 @@ def find_large_sends() -> Recommendation:
 
 def fixes(path_mtu: int, family: str = "ipv4") -> List[Recommendation]:
     return [allow_icmp(family), clamp(path_mtu, family)]
+
+
+def target_pmtud(path_mtu: Optional[int], family: str = "ipv4") -> List[Recommendation]:
+    """A host that does no PMTU discovery, fixed in the network: clamp the MSS of its
+    connections to the path (its segments then fit without DF or ICMP)."""
+    return [clamp(path_mtu, family)]
+

@@ -24,10 +24,10 @@ import selectors
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from toolkit.probe import packets, sockets as so
+from toolkit.probe import sockets as so
 from toolkit.probe.pmtu import Interrupted, Round, Sleep
 
 SO_SNDBUFFORCE = 32

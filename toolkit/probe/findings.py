@@ -119,3 +119,33 @@ def where(r: ProbeResult) -> None:
         r.add_finding("target-ignores-ptb", f"{r.address} resent {p['after']}-byte segments with DF {said}: it "
                       "ignores the message, so behind any path with a smaller MTU its connections hang; set its "
                       f"MSS to the path (at most {limit} here) or turn PMTU discovery on", "high")
+
+
+PMTUD_CODES = {"honours": ("target-honours-ptb", "info"), "ignores": ("target-ignores-ptb", "problem"),
+               "clears-df": ("target-clears-df", "warning")}
+
+
+def target_pmtud(p: ProbeResult, platform=None, release: Optional[str] = None):
+    """The --pmtud-check verdict of a (saved) probe as a triage Finding, with the advice of
+    the target's platform module (toolkit/platforms/<os>.py `pmtud`) and the network's.
+    For triage's rules: `f = target_pmtud(p, host.platform, host.facts.release)`."""
+    from toolkit.findings import Finding
+    from toolkit.platforms import network
+    d = p.pmtud or {}
+    verdict = d.get("verdict")
+    if verdict not in PMTUD_CODES:
+        return None
+    code, severity = PMTUD_CODES[verdict]
+    text = next((f["text"] for f in p.findings if f["code"] == code), None)
+    titles = {"honours": f"{p.target} does PMTU discovery",
+              "ignores": f"{p.target} ignores 'fragmentation needed': no PMTU discovery",
+              "clears-df": f"{p.target} sends without DF: no PMTU discovery, routers fragment"}
+    recs = []
+    if verdict != "honours":
+        if platform is not None and hasattr(platform, "pmtud"):
+            recs += platform.pmtud(verdict, p.pmtu, release, p.family)
+        recs += network.target_pmtud(p.pmtu, p.family)
+    evidence = [f"probe of {p.target}: {text}" if text else f"probe of {p.target}: --pmtud-check: {verdict}"]
+    return Finding(code, titles[verdict], evidence, "high", severity, recs,
+                   {"target": p.target, "port": d.get("port"), "mtu": d.get("mtu"), "segment": d.get("segment"),
+                    "after": d.get("after"), "df_before": d.get("df_before"), "df_after": d.get("df_after")})
