@@ -20,7 +20,14 @@ target, toolkit.lab.Lab.add_addresses) and counts how many answers are exact, be
 time of one target; the routers' ICMP settings are printed with it (they are Linux's
 defaults: what a real Linux router does to one prober).
 
+With --trace it runs `mssdiag probe --trace` beside scamper `trace -M` and tracepath on
+the same scenarios (issue 14): time, and per hop (TTL, address, the MTU that reached it)
+how many hops each tool got right against what the lab is built to give. The routers
+limit the 'time exceeded' they send one prober (6 at once, then 1 a second), so the
+tools run 6 s apart.
+
 Run as root:  .venv/bin/python benchmarks/probe_bench.py [--runs N] [--cap SECONDS] [SCENARIO...]
+              .venv/bin/python benchmarks/probe_bench.py --trace trace3 clamp2 blackhole multihop
               .venv/bin/python benchmarks/probe_bench.py --repeat 20 ratelimit10 lossy30
               .venv/bin/python benchmarks/probe_bench.py --scale bottleneck blackhole
 Not a test: nothing here fails the suite on a slow machine.
@@ -163,6 +170,94 @@ def scale(name: str, sizes, runs: int, cap: float):
     return rows
 
 
+def expected_hops(L) -> list:
+    """(ttl, address, mtu that reaches it) for every hop of a lab chain: router k answers
+    from its address on link k (10.0.1.1 for the first, 10.0.k.2 after), the target last."""
+    mtus = list(L.spec.mtus)
+    v6 = L.spec.family == "ipv6"
+    out = []
+    for k in range(1, len(mtus) + 1):
+        host = 1 if k == 1 else 2
+        addr = (f"fd00:{k}::{host}" if v6 else f"10.0.{k}.{host}") if k < len(mtus) else L.target
+        out.append((k, addr, min(mtus[:k])))
+    if L.expect.get("black_hole"):       # the target is reached at the inferred PMTU, not beyond
+        out[-1] = (out[-1][0], out[-1][1], L.expect["pmtu"])
+    return out
+
+
+def agreement(got: list, want: list) -> str:
+    right = sum(1 for w in want if w in got)
+    return f"{right}/{len(want)}"
+
+
+def trace_mssdiag(L, cap):
+    out, done, wall, pkts = timed(L, [MSSDIAG, "probe", "--json", "--trace", L.target], cap)
+    if not done or not out.strip():
+        return dict(hops=[], wall=wall, pkts=pkts, extra="timeout" if not done else "no output")
+    d = json.loads(out.splitlines()[0])
+    hops = [(h["ttl"], h["address"], h["mtu"]) for h in d["trace"]["hops"]]
+    bh = d["trace"]["black_hole"]
+    extra = f"black hole after {bh['after']} at {bh['size']}" if bh else ""
+    c = d.get("clamp") or {}
+    if c.get("to"):
+        extra += f"{'; ' if extra else ''}MSS {c['sent']}->{c['to']} after {c['changed_after']}"
+    return dict(hops=hops, wall=wall, pkts=pkts, extra=extra)
+
+
+def trace_scamper(L, cap):
+    out, done, wall, pkts = timed(L, ["scamper", "-O", "text", "-c", "trace -M", "-i", L.target], cap)
+    hops = [(int(t), a, int(m) if m else None) for t, a, star, m in
+            re.findall(r"^\s*(\d+)\s+(\S+)\s+[\d.]+ ms(?: \[(\*?)mtu: (\d+)\])?", out, re.M)]
+    inferred = [int(m) for m in re.findall(r"\[\*mtu: (\d+)\]", out)]
+    return dict(hops=hops, wall=wall, pkts=pkts,
+                extra=("inferred (black hole) " + ",".join(map(str, inferred))) if inferred else
+                ("" if done else f"killed at {cap:g} s"))
+
+
+def trace_tracepath(L, cap):
+    out, done, wall, pkts = timed(L, ["tracepath", "-n", L.target], cap)
+    current, hops, seen = None, [], set()
+    for line in out.splitlines():
+        m = re.match(r"\s*(\d+)\??:\s+(\S+)(.*)", line)
+        if not m:
+            continue
+        ttl, addr, rest = int(m.group(1)), m.group(2), m.group(3)
+        pm = re.search(r"pmtu (\d+)", rest)
+        if addr == "[LOCALHOST]":
+            current = int(pm.group(1)) if pm else current
+            continue
+        if pm:                          # this probe drew a 'too big': the next line is the hop
+            current = int(pm.group(1))
+            continue
+        if addr == "no" or ttl in seen:
+            continue
+        seen.add(ttl)
+        hops.append((ttl, addr, current))
+    return dict(hops=hops, wall=wall, pkts=pkts, extra="" if done else f"killed at {cap:g} s")
+
+
+def traces(names, runs: int, cap: float):
+    tools = [("mssdiag probe --trace", trace_mssdiag), ("scamper trace -M", trace_scamper),
+             ("tracepath", trace_tracepath)]
+    rows = []
+    for name in names:
+        with lab.scenario(name) as L:
+            want = expected_hops(L)
+            for tool, fn in tools:
+                rs = []
+                for _ in range(runs):
+                    time.sleep(6)       # the routers' 'time exceeded' budget refills
+                    rs.append(fn(L, cap))
+                r = rs[-1]
+                rows.append([name, tool, " ".join(f"{m}" for _t, _a, m in want),
+                             " ".join("*" if m is None else str(m) for _t, _a, m in r["hops"]),
+                             min((agreement(x["hops"], want) for x in rs), key=lambda a: int(a.split("/")[0])),
+                             f"{statistics.median(x['wall'] for x in rs):.2f}",
+                             int(statistics.median(x["pkts"] for x in rs)), r["extra"]])
+                print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
+    return rows
+
+
 def repeat(name: str, n: int, cap: float, extra=()):
     """mssdiag n times back to back on one lab: the verdicts it gave and how often."""
     verdicts, walls, owns = collections.Counter(), [], []
@@ -200,12 +295,19 @@ def main() -> int:
                                                                      "e.g. '--icmp-wait 10'")
     ap.add_argument("--runs", type=int, default=3, help="runs per tool and scenario; medians are shown")
     ap.add_argument("--scale", action="store_true", help="1, 16, 256 and 1000 targets at once per scenario")
+    ap.add_argument("--trace", action="store_true", help="per-hop trace beside scamper trace -M and tracepath")
     args = ap.parse_args()
     MSSDIAG = args.mssdiag
     missing = lab.missing_tools()
     if missing:
         print(f"probe_bench: cannot build labs: missing {', '.join(missing)}", file=sys.stderr)
         return 2
+    if args.trace:
+        names = args.scenarios if args.scenarios != SEVEN else ["trace3", "clamp2", "blackhole", "multihop", "ipv6"]
+        rows = traces(names, args.runs, args.cap)
+        print(tabulate(rows, headers=["scenario", "tool", "per-hop MTU expected", "per-hop MTU given",
+                                      "hops right (worst run)", "wall s", "pkts out", "notes"], tablefmt="github"))
+        return 0
     if args.scale:
         rows = [r for name in args.scenarios for r in scale(name, (1, 16, 256, 1000), args.runs, args.cap)]
         print(tabulate(rows, headers=["scenario", "targets", "exact (worst run)", "wall s", "own s (slowest target)",

@@ -240,6 +240,8 @@ class Engine:
                     self.dirty.pop(id(job), None)
                     if not job.finished:
                         job.step(now)
+                # probes of the rounds those steps started go out now, not after the next sleep
+                self._send(time.time())
                 for key in [k for k, j in active.items() if j.finished]:
                     del active[key]
                 while out < len(jobs) and jobs[out].finished:
@@ -444,8 +446,11 @@ class JobBase:
     def _round_over(self) -> None:
         s = self.search
         passing = max((size for size, o in s.outcomes.items() if o.passed), default=0)
+        # probes of sizes known to pass that went unanswered (not the fallback probes of a
+        # first round, which are not waited for once echo answered)
         lost = any(not s.current.get(k) for k in self.round_keys
-                   if k in s.sent and s.sent[k].ttl == 64 and s.sent[k].size <= passing)
+                   if k in s.sent and s.sent[k].ttl == 64 and s.sent[k].size <= passing
+                   and not (s.fallback and s.sent[k].method != "icmp"))
         if lost:
             self.pace.slower()
         else:
