@@ -31,11 +31,22 @@ MSSDIAG = str(Path(sys.executable).with_name("mssdiag"))
 GET = "GET / HTTP/1.0\\r\\n\\r\\n"
 
 
-def probe(L: lab.Lab, *args: str, timeout: float = 60):
+def probe(L: lab.Lab, *args: str, timeout: float = 60, save: Path = None):
     res = L.run(L.client, [MSSDIAG, "probe", "--json", L.target, "--port", "21,80", "--send", GET, *args],
                 timeout=timeout)
     assert res.returncode == 0, res.stderr
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(res.stdout)     # exactly what `probe --json > file` keeps
     return json.loads(res.stdout)
+
+
+def triage(*paths: Path, args=()):
+    """`mssdiag triage --json` of saved probe files: reads files only, sends nothing."""
+    res = subprocess.run([MSSDIAG, "triage", "--json", *map(str, paths), *args], capture_output=True, text=True,
+                         timeout=60)
+    assert res.returncode in (0, 4), res.stderr
+    return {h["host"]: {f["code"]: f for f in h["findings"]} for h in json.loads(res.stdout)["hosts"]}
 
 
 def rules(L: lab.Lab) -> str:
@@ -75,26 +86,43 @@ def test_trace_brackets_the_black_hole():
                                                                                      (2, 1400, 1500)]
 
 
-def test_clamp_located_on_the_second_router():
+def test_clamp_located_on_the_second_router(tmp_path):
     with lab.scenario("clamp2") as L:
-        plain = probe(L)
+        plain = probe(L, save=tmp_path / "plain" / "host.json")
         assert {f["code"] for f in plain["findings"]} == L.expect["codes"]
         time.sleep(1)
-        d = probe(L, "--trace")
+        d = probe(L, "--trace", save=tmp_path / "vos1" / "probe.json")
         c = d["clamp"]
         assert {k: c[k] for k in ("changed_after", "changed_after_ttl", "to")} == L.expect["clamp"], c
         assert [h["mss"] for h in c["hops"]] == [1460, 1460, 536]
         # the 536 the target uses is the clamp's doing: no legacy-host guess left
         assert {f["code"] for f in d["findings"]} == {"synack-mss-below-path", "mss-clamped"}
         assert {k: d["mss"][k] for k in ("sent", "synack", "used")} == L.expect["mss"]
+        target = L.target
+    # triage of the saved files (after the lab is gone: files only). The traced probe in the
+    # case directory of a VOS host: the router is named, and the 536 is not blamed on VOS.
+    (tmp_path / "vos1" / "host.toml").write_text('name = "vos1"\nos = "vos"\nrelease = "14.6"\n')
+    (tmp_path / "plain" / "host.toml").write_text('name = "vos2"\nos = "vos"\nrelease = "14.6"\n')
+    hosts = triage(tmp_path / "vos1", tmp_path / "plain")
+    f = hosts["vos1"]["mss-clamped"]
+    assert set(hosts["vos1"]) == {"mss-clamped"}, hosts["vos1"]
+    assert (f["severity"], f["confidence"]) == ("warning", "high")
+    assert f["data"]["changed_after"] == "10.0.2.2" and f["data"]["to"] == 536 and f["data"]["target"] == target
+    assert "after hop 2 (10.0.2.2)" in f["title"] and f["recommendations"][0]["code"] == "net-raise-clamp"
+    # the untraced probe of the same path cannot tell: the legacy rule speaks for the 536
+    assert "stcp-536-nonlocal" in hosts["vos2"] and "mss-clamped" not in hosts["vos2"]
+    # a loose saved file is attached to its target's address
+    loose = tmp_path / "loose.json"
+    loose.write_text((tmp_path / "vos1" / "probe.json").read_text())
+    assert "mss-clamped" in triage(loose)[target]
 
 
 @pytest.mark.parametrize("name,code", [("pmtud-on", "target-honours-ptb"), ("pmtud-off", "target-clears-df"),
                                        ("pmtud-ignore", "target-ignores-ptb")])
-def test_pmtud_verdicts_and_nothing_left_behind(name, code):
+def test_pmtud_verdicts_and_nothing_left_behind(name, code, tmp_path):
     with lab.scenario(name) as L:
         before = rules(L)
-        d = probe(L, "--pmtud-check")
+        d = probe(L, "--pmtud-check", save=tmp_path / "saved.json")
         p = d["pmtud"]
         assert p["verdict"] == L.expect["pmtud"], json.dumps(p)
         assert (p["port"], p["mtu"], p["segment"]) == (21, 1280, 1460), p
@@ -106,6 +134,13 @@ def test_pmtud_verdicts_and_nothing_left_behind(name, code):
         else:
             assert (p["after"], p["df_after"]) == (1460, True)
         assert rules(L) == before
+    # the saved result through triage: the verdict on the target's host, with that OS's advice
+    found = triage(tmp_path / "saved.json", args=("--os", "linux"))[L.target]
+    assert found[code]["confidence"] == "high" and found[code]["data"]["port"] == 21
+    assert {c for c in found if c.startswith("target-")} == {code}
+    advice = [r["code"] for r in found[code]["recommendations"]]
+    assert advice == {"pmtud-on": [], "pmtud-off": ["linux-pmtu-disc-on", "net-clamp-mss"],
+                      "pmtud-ignore": ["linux-accept-frag-needed", "net-clamp-mss"]}[name]
 
 
 def wait_for_rule(L: lab.Lab, proc, timeout: float = 15) -> bool:
