@@ -11,7 +11,7 @@ import pkgutil
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from .base import snapshot
+from .base import read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
 from .text import DAMAGED, Chunk, line_shape, split
 
@@ -109,7 +109,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
                 if len(verdicts) < 256:
                     verdicts[sig] = (module, note)
         try:
-            reading = module.read(chunk.lines)
+            reading = read_chunk(module.read, chunk)
         except ParseError as exc:
             warn(f"line {chunk.line}: {exc}")
             continue

@@ -118,13 +118,26 @@ def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int
     )
 
 
+def takes_command(read):
+    """Marks a read() that also wants the command line that printed the text (keyword
+    `command`), for formats whose text alone does not say what it is (netsh ipv4 / ipv6)."""
+    read.takes_command = True
+    return read
+
+
+def read_chunk(read: LineParser, chunk: Chunk) -> Reading:
+    if getattr(read, "takes_command", False):
+        return read(chunk.lines, command=chunk.command)  # type: ignore[call-arg]
+    return read(chunk.lines)
+
+
 def parse_text(text: str, meta: Meta, read: LineParser, source: str = "-") -> List[Snapshot]:
     """Every snapshot in `text`, read as this OS: what each module's parse() returns."""
     if not isinstance(text, str):
         raise ParseError(f"expected text, got {type(text).__name__}")
     out = []
     for chunk in split(text):
-        reading = read(chunk.lines)
+        reading = read_chunk(read, chunk)
         if reading.ipv4 is None and reading.ipv6 is None:
             continue
         out.append(snapshot(meta, reading, chunk, source, len(out)))

@@ -32,7 +32,7 @@ META = Meta(
     name="bsd",
     title="BSD-derived stacks (FreeBSD, macOS, OpenBSD, NetBSD, Junos)",
     covers=("FreeBSD", "macOS / Darwin", "OpenBSD", "NetBSD", "DragonFly BSD",
-            "Juniper Junos (show system statistics)", "other 4.4BSD-derived stacks"),
+            "Juniper Junos (show system statistics, show system statistics ip / ip6)", "other 4.4BSD-derived stacks"),
     formats=("netstat -s", "netstat -ss", "netstat -s -p ip", "netstat -s -p ip6",
              "netstat -s | grep fragment"),
     ipv4=ALL,

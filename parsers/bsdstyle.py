@@ -73,12 +73,14 @@ TRAFFIC_WORDS = ("Traffic: 'total packets received' is InReceives, 'packets for 
 
 # Lines only the BSD family prints (Linux net-tools shares "fragments dropped after
 # timeout", "packets reassembled ok" and "fragments created", so those alone prove nothing).
+# A count as printed: plain, or grouped in thousands by a locale (1,234 / 1 234 / 1.234 / NBSP).
+_N = r"(?:\d{1,3}(?:[,. \u00a0\u202f]\d{3})+|\d[\d,]*)"
 _FAMILY_ONLY = re.compile(
-    r"^[ \t>]*\d[\d,]*[ \t]+(?:fragments? received|fragments? dropped \(dup or out of space\)"
+    r"^[ \t>]*" + _N + r"[ \t]+(?:fragments? received|fragments? dropped \(dup or out of space\)"
     r"|output datagrams? fragmented|datagrams? that can'?t be fragmented|malformed fragments? dropped"
     r"|datagrams? reassembled)[ \t]*$", re.M | re.I)
 _SHARED = re.compile(
-    r"^[ \t>]*\d[\d,]*[ \t]+(?:fragments? dropped after timeout|packets? reassembled ok|fragments? created)[ \t]*$",
+    r"^[ \t>]*" + _N + r"[ \t]+(?:fragments? dropped after timeout|packets? reassembled ok|fragments? created)[ \t]*$",
     re.M | re.I)
 _IP_HEADER = re.compile(r"^[ \t>]*ip:[ \t]*$", re.M)
 # Linux net-tools / nstat wording: such text belongs to the Linux parser, not to this family.
@@ -134,8 +136,9 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     Several lines mapped to one counter add up (ReasmFails); the same line printed twice
     within one section is read once, with a warning (base.Repeats); before any header
     (a grep excerpt) a second block of the same lines is IPv6. `zero_fill` / `zero_fill6`
-    name the counters that a complete section (its `ip:` / `ip6:` header present) omits
-    only when zero (`netstat -ss` on FreeBSD, macOS and AIX prints non-zero lines only).
+    name the counters that a complete section (its `ip:` / `ip6:` header and its "total
+    packets received" line present) omits only when zero (`netstat -ss` on FreeBSD, macOS
+    and AIX prints non-zero lines only).
     """
     reading = Reading(format=fmt, ipv4=None)
     found: Dict[str, Dict[str, int]] = {"ipv4": {}, "ipv6": {}}
@@ -205,7 +208,10 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
         if headed[fam] and counted[fam] and fill and broken[fam]:
             reading.warnings.append(f"{fam}: a damaged line (bytes netstat never prints): counters not shown "
                                     "are left unknown instead of taken as 0")
-        elif headed[fam] and counted[fam]:
+        elif headed[fam] and counted[fam] and "InReceives" in found[fam]:
+            # Every ip:/ip6: section a whole `netstat -s(s)` prints holds "total packets received"
+            # (never zero on a working host, so -ss keeps it too): without it the section is an
+            # excerpt (`| grep -e ip: -e frag`) and what it does not show stays unknown.
             for counter in fill:
                 if counter not in unreadable[fam]:
                     found[fam].setdefault(counter, 0)

@@ -44,6 +44,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import base
 from .model import ALL, Meta, Reading
+from .text import DAMAGED
 from .text import damaged
 
 META = Meta(
@@ -51,7 +52,7 @@ META = Meta(
     title="Linux",
     covers=("Linux 2.0 to 6.x", "Stratus ft Linux"),
     formats=("netstat -s (net-tools 1.x and 2.x wordings)", "netstat -s -6", "netstat -s | grep excerpt",
-             "/proc/net/snmp", "/proc/net/snmp6", "nstat", "nstat -az"),
+             "/proc/net/snmp", "/proc/net/snmp6", "nstat", "nstat -az", "nstat -j / -j -p (JSON)"),
     ipv4=ALL,
     ipv6=ALL,
     reasm_unit="both",
@@ -65,6 +66,7 @@ META = Meta(
         "timeout'. FragOKs counts outgoing datagrams fragmented (net-tools before 2.x prints it as "
         "'fragments received ok'), FragCreates the fragments made from them, FragFails datagrams "
         "that needed fragmenting but had DF set. IPv6 (Ip6:, Ip6* names) has the same meanings. "
+        "nstat -j prints the same names as JSON ({\"kernel\": {...}}), zero counters left out unless -z. "
         "nstat without -a prints increases since its previous run: such snapshots are already "
         "deltas, and a diff between two of them means nothing. Traffic: 'total packets received' "
         "(InReceives), 'forwarded' (ForwDatagrams), 'incoming packets delivered' (InDelivers), "
@@ -324,8 +326,59 @@ def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional
     return (v4 or None), (v6 or None), nstat, snmp6
 
 
+# nstat -j / -j -p: {"kernel":{"IpInReceives":329,...}} (paste.py puts one key on each line)
+_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,}\s]+)')
+
+
+def _nstat_json(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict]]:
+    """(ipv4, ipv6) from `nstat -j` output: zero counters are left out unless -z, so a counter
+    not shown is 0 when the JSON holds other groups too (it was not narrowed to a pattern)."""
+    v4: Dict[str, Optional[int]] = {}
+    v6: Dict[str, Optional[int]] = {}
+    groups = set()
+    for line in lines:
+        if '"' not in line:
+            continue
+        for m in _JSON_PAIR.finditer(line):
+            name = m["name"]
+            if name == "kernel":
+                continue
+            groups.add(name)
+            family, counter = (v6, name[3:]) if name.startswith("Ip6") else (v4, name[2:]) \
+                if name.startswith("Ip") and not name.startswith("IpExt") else (None, "")
+            if family is None:
+                continue
+            if counter == "OutForwDatagrams":
+                counter = "ForwDatagrams"
+            if counter == "Forwarding":
+                reading.raw[name] = m["value"]
+                reading.forwarding = {"1": True, "2": False}.get(m["value"])
+                continue
+            if counter not in ALL:
+                continue
+            reading.raw[name] = m["value"]
+            family[counter] = base.value_of(name, m["value"], reading)
+    damaged = any(DAMAGED in line for line in lines)
+    if damaged:
+        reading.warnings.append("nstat -j: damaged text (a control character or a cut line): counters not "
+                                "shown are unknown, not 0")
+    broad = not damaged and any(_NSTAT_OTHER_GROUP.match(g) for g in groups)
+    out4 = {name: v4.get(name, 0) for name in ALL} if broad and any(
+        g.startswith("Ip") and not g.startswith(("Ip6", "IpExt")) for g in groups) else (v4 or None)
+    out6 = {name: v6.get(name, 0) for name in ALL} if broad and any(g.startswith("Ip6") for g in groups) \
+        else (v6 or None)
+    return out4, out6
+
+
 def read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -s", ipv4=None)
+    if any(line.lstrip().startswith(('{"kernel"', '"kernel"')) for line in lines[:3]):
+        reading.format = "nstat -j"
+        reading.ipv4, reading.ipv6 = _nstat_json(lines, reading)
+        reading.warnings.append(
+            "nstat: values are increases since nstat's previous run unless it ran with -a; "
+            "the text does not say which, and a diff between two increase snapshots means nothing")
+        return reading
     formats: List[str] = []
 
     blob = "\n".join(lines)    # cheap substring checks skip the forms that cannot be there
@@ -383,7 +436,7 @@ def read(lines: List[str]) -> Reading:
 _STRONG_WORDS = (
     "reassemblies required", "packet reassembles failed", "packet reassemblies failed",
     "fragments received ok", "outgoing packets fragmented ok", "outgoing packets failed fragmentation",
-    "incoming packets delivered", "requests sent out", "Ip: Forwarding DefaultTTL", "#kernel",
+    "incoming packets delivered", "requests sent out", "Ip: Forwarding DefaultTTL", "#kernel", '"kernel"',
 )
 _STRONG_LINES = re.compile(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
 _WEAK_WORDS = ("packets reassembled ok", "fragments dropped after timeout", "fragments created", "total packets received")

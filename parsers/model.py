@@ -46,6 +46,7 @@ class Meta:
     fails_unit: str = "datagrams"  # what ReasmFails counts: failed datagrams, or dropped fragments (BSD)
     timeout_unit: str = "fragments"  # what ReasmTimeout counts: fragments dropped, or datagrams given up (Linux)
     semantics: str = ""            # what its numbers mean, in words (shown in docs and reports)
+    role: str = "host"             # host | router (a network device's CLI) | any (SNMP: either)
     counter_bits: int = 32         # counter width to assume: a drop from near 2**bits to near 0 is a wrap,
                                    # not a reboot. 32 unless the format proves wider (SNMP Counter64):
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
@@ -88,22 +89,35 @@ class Snapshot:
         }
 
 
-_GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+$")
-_PLAIN = re.compile(r"^\d+$")
+_PLAIN = re.compile(r"[0-9]+", re.A)
+# Thousands grouping as locales print it: one separator throughout, groups of exactly three
+# digits after a first group of one to three: 1,234,567  1.234.567  1 234 567, and the no-break
+# spaces (U+00A0, U+202F) French and other locales use.
+_GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
+MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
 
 
 def to_int(text: str) -> int:
-    """A counter value as printed, or ParseError: never drops a character silently.
+    """A counter value as printed, or ParseError: never a prefix, never a silent 0.
 
-    Accepts plain digits and comma thousands grouping (1,234,567); anything else
-    (1.5, 12k, -3, 0x1f) is refused so the caller can warn instead of guessing.
+    Accepts plain ASCII digits and unambiguous thousands grouping (one separator, groups
+    of exactly three: 1,234,567 / 1.234.567 / 1 234 567 / no-break spaces). Refused, so
+    the caller can warn instead of guessing: mixed separators (1,234.567), short or long
+    groups (1 23, 5 668 1, 1.5), signs, units, hex (0x1f), non-ASCII digits, and values
+    above 2**64.
     """
-    s = text.strip()
-    if _PLAIN.match(s):
-        return int(s)
-    if _GROUPED.match(s):
-        return int(s.replace(",", ""))
-    raise ParseError(f"not a counter value: {text!r}")
+    s = text.strip(" \t")
+    if len(s) > 27:     # 2**64 has 20 digits, 26 grouped: longer is no counter (and int() refuses 4,300+ digits)
+        raise ParseError(f"not a counter value: {text[:24]!r}... ({len(s)} characters) is above 2**64")
+    if _PLAIN.fullmatch(s):
+        value = int(s)
+    elif _GROUPED.fullmatch(s):
+        value = int(re.sub(r"[^0-9]", "", s))
+    else:
+        raise ParseError(f"not a counter value: {text!r}")
+    if value > MAX_COUNTER:
+        raise ParseError(f"not a counter value: {text!r} is above 2**64")
+    return value
 
 
 LineParser = Callable[[List[str]], Reading]

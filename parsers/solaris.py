@@ -70,7 +70,9 @@ _PAIR = re.compile(r"(?<!\S)(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
 _SECTION = re.compile(r"^[ \t]*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:[ \t]*:?[ \t]*$|[ \t]+(?=[a-z][A-Za-z0-9]*[ \t]*=))",
                       re.M)
 _IP_PAIR = re.compile(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|InDelivers|OutRequests|ForwDatagrams"
-                      r"|OutForwDatagrams|Forwarding)[A-Za-z]*)[ \t]*=[ \t]*(?P<value>\S+)")
+                      r"|OutForwDatagrams|Forwarding)[A-Za-z]*)[ \t]*=[ \t]*"
+                      # a value grouped by a locale (=2 293 219 011) is read whole, never as its first group
+                      r"(?P<value>\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])|\S+)")
 
 _DETECT_IP = re.compile(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
                         r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I)

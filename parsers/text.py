@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import IO, Iterator, List, Optional, Tuple
 
+from . import paste
 from .model import ParseError
 
 SNIFF = 4096
@@ -186,9 +187,19 @@ def parse_time_only(line: str) -> Optional[Tuple[int, int, int]]:
 
 # ---------------------------------------------------------------- splitting
 
-_COMMAND = re.compile(r"(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat))(?:\s|$|\.exe)", re.I)
+_COMMAND = re.compile(
+    r"(?:(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat))"
+    # device commands only at the start of a line or right after a prompt, so a manual's
+    # "fields of the display ip statistics command" is prose, not a command
+    r"|(?:^[ \t]*|^[^\n]{0,80}?[#>$%\]:][ \t]*)(?:snmp(?:bulk)?(?:walk|get)"          # net-snmp
+    r"|sh(?:ow?)?\s+ipv?6?\s+traf\w*|sh(?:ow?)?\s+sys\w*\s+stat\w*"                   # Cisco, FTOS; Junos
+    r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                                   # Huawei, H3C, 3Com
+    r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*)"                       # Windows netsh
+    r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
-    re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]]"),       # [root@web1 ~]#, user@web1:~$
+    re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
+    re.compile(r"^[ \t]*<(?P<host>[A-Za-z][\w.-]*)>[ \t]*dis"),                # Huawei/H3C: <HUAWEI>display ...
+    re.compile(r"^[ \t]*(?P<host>[A-Za-z][\w.-]*)(?:\([\w-]+\))?[#>][ \t]*sh"),  # Cisco, FTOS: R1#show, R1>sh
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
     re.compile(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
@@ -210,6 +221,7 @@ class Chunk:
     stamp: Optional[Stamp] = None
     host: Optional[str] = None
     line: int = 1
+    command: Optional[str] = None   # the command line that printed it, when one was pasted
 
     @property
     def taken_at(self) -> Optional[str]:
@@ -241,7 +253,7 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
-_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/")
+_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone.
 _CAND_DATE = re.compile(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d|^1\d{9}[ \t]*$", re.M)
@@ -323,6 +335,7 @@ class _State:
         self.stamp: Optional[Stamp] = None
         self.host: Optional[str] = None
         self.by_command = False     # started at a command line (may be a second grep of one moment)
+        self.command: Optional[str] = None
 
     def shift(self, by: int) -> None:
         self.start -= by
@@ -399,7 +412,7 @@ class Splitter:
         if any(len(line) > MAX_LINE for line in lines):
             self.long_lines.append(st.line)
             lines = [line for line in lines if len(line) <= MAX_LINE]
-        chunk = Chunk(lines, st.stamp, st.host, st.line)
+        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command)
         if any(_COUNTERISH.search(line) for line in chunk.lines):
             yield from self._emit(chunk, st)
         if new_start is not None:
@@ -502,6 +515,7 @@ class Splitter:
                             st.checked = max(st.checked, st.body)
                 else:
                     st.host = command_host(cleaned) or st.host
+                    st.command = cleaned.strip()[:200]
                     st.by_command = True
                 return
         if "hdr" in kinds:
@@ -572,7 +586,7 @@ def split(source, notes: Optional[List[str]] = None) -> Iterator[Chunk]:
     be netstat output are skipped; `notes` (when given) receives one line about them.
     """
     splitter = Splitter()
-    for block in _blocks(source):
+    for block in paste.normalize(_blocks(source)):
         yield from splitter.feed(block)
     yield from splitter.finish()
     if splitter.cut and notes is not None:

@@ -34,10 +34,11 @@ META = Meta(
     title="Microsoft Windows",
     covers=("Windows NT 4.0", "Windows 2000", "Windows XP", "Windows Server 2003",
             "Windows Vista, 7, 8, 8.1, 10, 11", "Windows Server 2008 to 2022",
-            "English and German netstat labels"),
+            "English and German netstat labels", "Japanese netsh show ipstats labels"),
     formats=("netstat -s", "netstat -e -s", "netstat -s -p ip / -p ipv6",
              "netstat -s | findstr excerpt", "PowerShell-saved UTF-16LE files",
-             "date /t + time /t + netstat -s logs (Task Scheduler)"),
+             "date /t + time /t + netstat -s logs (Task Scheduler)",
+             "netsh interface ipv4|ipv6 show ipstats (Japanese)"),
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
@@ -55,7 +56,13 @@ META = Meta(
         "hotfix KB949130 over-counts 'Reassembly Failures' (it can equal 'Reassembly "
         "Successful'). Older releases keep 32-bit counters that wrap. Traffic: 'Packets Received' "
         "(InReceives), 'Received Packets Delivered' (InDelivers), 'Output Requests' (OutRequests), "
-        "'Datagrams Forwarded' (ForwDatagrams); netstat does not say whether forwarding is on."),
+        "'Datagrams Forwarded' (ForwDatagrams); netstat does not say whether forwarding is on. "
+        "netsh interface ipv4|ipv6 show ipstats prints the same MIB counters as 'Label: value' lines "
+        "(Japanese: 必要な再構築 ReasmReqds, 成功した再構築 ReasmOKs, 失敗した再構築 ReasmFails, "
+        "成功したフラグメント FragOKs, 失敗したフラグメント FragFails, 作成されたフラグメント FragCreates); its "
+        "'Reassembly Timeout' (再構築のタイムアウト: 60) is the timer setting, kept in raw only; 'Forwarding' "
+        "(転送: 有効/無効) says whether the host routes. Which family it is comes only from the command line "
+        "(netsh interface ipv6 ...); without it nothing is read (a warning says why), never a guessed family."),
 )
 
 LABELS: Dict[str, str] = {
@@ -83,6 +90,26 @@ LABELS: Dict[str, str] = {
     "ausgabeanforderungen": "OutRequests",
     "weitergeleitete datagramme": "ForwDatagrams",
 }
+# `netsh interface ipv4|ipv6 show ipstats` ("MIB-II IP Statistics"): `Label: value`, one a
+# line. Japanese labels from the sample on sec-v6.blogspot.com (fixtures/netstat/windows/SOURCES.md).
+NETSH_LABELS: Dict[str, str] = {
+    "受信": "InReceives",
+    "配信された着信パケット": "InDelivers",
+    "出力要求": "OutRequests",
+    "転送データグラム": "ForwDatagrams",
+    "必要な再構築": "ReasmReqds",
+    "成功した再構築": "ReasmOKs",
+    "失敗した再構築": "ReasmFails",
+    "成功したフラグメント": "FragOKs",
+    "失敗したフラグメント": "FragFails",
+    "作成されたフラグメント": "FragCreates",
+}
+NETSH_SETTINGS = {"再構築のタイムアウト"}          # Reassembly Timeout: the timer in seconds
+NETSH_FORWARDING = {"転送": {"有効": True, "無効": False}}   # Forwarding: Enabled / Disabled
+_NETSH = re.compile(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
+_NETSH_HEADER = re.compile(r"^[ \t]*MIB-II IP", re.M)
+_NETSH_STRONG = re.compile(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
+                           r"|作成されたフラグメント)[ \t]*:[ \t]*[0-9]", re.M)
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}
 # `  Label = value` for a label we read; anything after the value is kept so it can be
@@ -107,6 +134,9 @@ _DETECT_WEAK = re.compile(
 
 
 def detect(text: str) -> float:
+    netsh = len(_NETSH_STRONG.findall(text))
+    if netsh:
+        return min(1.0, 0.8 + 0.03 * netsh + (0.05 if _NETSH_HEADER.search(text) else 0.0))
     strong = {m.group(0).split("=")[0].strip(" \t>").lower() for m in _DETECT_STRONG.finditer(text)}
     weak = len(_DETECT_WEAK.findall(text))
     if not strong and not weak:
@@ -132,7 +162,51 @@ def _family(header: str) -> Optional[str]:
     return None
 
 
-def read(lines: List[str]) -> Reading:
+def _netsh(lines: List[str], command: Optional[str]) -> Reading:
+    """`netsh interface ipv4|ipv6 show ipstats`: the family is only in the command line."""
+    reading = Reading(format="netsh show ipstats", ipv4=None)
+    words = (command or "").lower().split()
+    family = "ipv6" if "ipv6" in words else "ipv4" if ("ipv4" in words or "ip" in words) else None
+    if family is None:
+        reading.warnings.append("netsh show ipstats without its command line (netsh interface ipv4|ipv6 show "
+                                "ipstats): the text does not say IPv4 or IPv6, so no counter is read")
+        return reading
+    reading.format = f"netsh interface {family} show ipstats"
+    found: Dict[str, Optional[int]] = {}
+    repeats = base.Repeats(reading)
+    for line in lines:
+        m = _NETSH.match(line)
+        if not m:
+            continue
+        label = " ".join(m["label"].split())
+        if label in NETSH_FORWARDING:
+            reading.raw[label] = m["value"]
+            reading.forwarding = NETSH_FORWARDING[label].get(m["value"], reading.forwarding)
+            continue
+        if label in NETSH_SETTINGS:
+            reading.raw[label] = m["value"]
+            continue
+        name = NETSH_LABELS.get(label)
+        if name is None or family in repeats.stopped:
+            continue
+        value = base.value_of(label, m["value"], reading)
+        if not repeats.keep(family, label, label, value, m["value"]):
+            if repeats.conflicted(family, label):
+                found[name] = None
+            continue
+        reading.raw[label] = m["value"]
+        found[name] = value
+    if family == "ipv6":
+        reading.ipv6 = found or None
+    else:
+        reading.ipv4 = found or None
+    return reading
+
+
+@base.takes_command
+def read(lines: List[str], command: Optional[str] = None) -> Reading:
+    if any(_NETSH_STRONG.match(line) for line in lines):
+        return _netsh(lines, command)
     reading = Reading(format="netstat -s", ipv4=None)
     found: Dict[str, Dict[str, int]] = {}
     labelled: Dict[str, int] = {}     # counter-shaped lines seen per IP section
@@ -178,16 +252,19 @@ def read(lines: List[str]) -> Reading:
             found.setdefault(target, {})
         if target in repeats.stopped:
             continue
-        value = base.value_of(label, m["value"], reading)
-        if not repeats.keep(target, key, label, value, m["value"]):
+        shown, rest = m["value"], m["rest"]
+        if rest[:1].isdigit():     # `= 1 234 567` (a locale's grouping) or `= 5 668 1`: read whole or refuse
+            shown, rest = f"{shown} {rest}", ""
+        value = base.value_of(label, shown, reading)
+        if not repeats.keep(target, key, label, value, shown):
             if repeats.conflicted(target, key):
                 found[target].pop(name, None)
             continue
         raw_header = header or ("IPv6" if target == "ipv6" and family is None else "")
-        reading.raw[_raw_key(raw_header, label)] = m["value"]
-        if m["rest"]:
+        reading.raw[_raw_key(raw_header, label)] = shown
+        if rest:
             reading.warnings.append(
-                f"{label!r}: text after the value ignored: {m['rest']!r}")
+                f"{label!r}: text after the value ignored: {rest!r}")
         if value is not None:
             found[target][name] = value
     for fam in ("ipv4", "ipv6"):

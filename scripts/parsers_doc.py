@@ -13,6 +13,8 @@ sys.path.insert(0, str(ROOT))
 import parsers  # noqa: E402
 from parsers.model import ALL  # noqa: E402
 
+ROLE = {"host": "a host's own counters (host advice)", "router": "a network device (router advice only)",
+        "any": "a host or a router (router advice when it forwards)"}
 UNIT = {"both": "fragments and datagrams", "fragments": "fragments only", "datagrams": "datagrams only"}
 
 
@@ -43,7 +45,7 @@ def render() -> str:
         out += ["", f"## {m.title} (`--os {name}`)", "",
                 f"- Covers: {'; '.join(m.covers)}",
                 f"- Formats: {'; '.join('`' + f + '`' for f in m.formats)}",
-                f"- Counter width assumed for wraps: {m.counter_bits} bits",
+                f"- What it is: {ROLE[m.role]}; counter width assumed for wraps: {m.counter_bits} bits",
                 f"- Fixtures: `fixtures/netstat/{name}/`", "", m.semantics]
     return "\n".join(out) + "\n"
 

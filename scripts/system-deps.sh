@@ -20,12 +20,19 @@ have tshark || need+=(tshark)
 have tcptrace || need+=(tcptrace)
 have tcpdump || need+=(tcpdump)
 have ethtool || need+=(ethtool)
+have promtool || need+=(prometheus)                               # promtool: checks the audit's metrics
+have prometheus-node-exporter || need+=(prometheus-node-exporter) # serves them back in the audit test
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "system-deps: not root; missing ${need[*]} (namespace tests will skip)" >&2
   exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
+# prometheus and node_exporter come with services: never start them (the tests run their own, on loopback)
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 # tshark's wireshark-common asks whether non-root users may capture: answer no, unasked
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
 apt-get update -qq >/dev/null 2>&1 || true

@@ -130,7 +130,7 @@ def test_linux_wording_is_left_to_the_linux_parser():
         assert parsers.get(name).detect(linux) == 0.0
 
 
-@pytest.mark.parametrize("bad", ["8x", "1.5", "12k", "-3", "0x1f", "1 234", "n/a"])
+@pytest.mark.parametrize("bad", ["8x", "1.5", "12k", "-3", "0x1f", "1 23", "5 668 1", "1,234.567", "n/a"])
 def test_malformed_number_warns_and_is_not_guessed_or_zero_filled(bad):
     text = f"ip:\n\t5000 total packets received\n\t{bad} fragments received\n\t15 packets reassembled ok\n"
     snap = parse_one(bsd, text)
@@ -138,6 +138,12 @@ def test_malformed_number_warns_and_is_not_guessed_or_zero_filled(bad):
     assert snap.ipv4["ReasmOKs"] == 15
     assert any("fragments received" in w and bad in w for w in snap.warnings)
     assert snap.raw["fragments received"] == bad
+
+
+@pytest.mark.parametrize("grouped", ["1 234", "1,234", "1.234", "1\u00a0234"])
+def test_grouped_number_in_a_locale_is_read_whole(grouped):
+    text = f"ip:\n\t5000 total packets received\n\t{grouped} fragments received\n\t15 packets reassembled ok\n"
+    assert parse_one(bsd, text).ipv4["ReasmReqds"] == 1234
 
 
 def test_a_sum_with_one_unreadable_part_is_no_sum():

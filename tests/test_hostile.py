@@ -363,3 +363,28 @@ sleep 30
         assert "evil?]0;pwned?" in text                    # shown, made visible
     finally:
         subprocess.run([tmux, "kill-session", "-t", session], capture_output=True)
+
+
+@pytest.mark.parametrize("text,counter,want", [
+    ("IPv4 Statistics\n\n  Reassembly Required                = 5 668\n", "ReasmReqds", 5668),
+    ("IPv4 Statistics\n\n  Reassembly Required                = 5 668 1\n", "ReasmReqds", None),
+    ("IPv4    ipForwarding        =     2     ipDefaultTTL        =   255\n"
+     "        ipReasmTimeout      =    15     ipReasmReqds        =2 293 219 011\n", "ReasmReqds", 2293219011),
+    ("ip:\n\t1\u00a0234 fragments received\n\t0 fragments dropped after timeout\n", "ReasmReqds", 1234),
+    ("ip:\n\t1 234 fragments received\n", "ReasmReqds", 1234),
+    ("Ip:\n    1 23 reassemblies required\n", "ReasmReqds", None),
+    ("Ip:\n    \u0661\u0662 reassemblies required\n", "ReasmReqds", None),          # Arabic-Indic digits
+    ("Ip:\n    18446744073709551617 reassemblies required\n", "ReasmReqds", None),  # above 2**64
+    ("Ip:\n    " + "9" * 30 + " reassemblies required\n", "ReasmReqds", None),
+])
+def test_grouped_and_foreign_numbers_are_read_whole_or_refused(text, counter, want):
+    snaps, warnings = read(text, None)
+    got = snaps[0].ipv4[counter] if snaps and snaps[0].ipv4 else None
+    assert got == want
+    if want is None:
+        assert warnings or (snaps and snaps[0].warnings) or not snaps
+
+
+def test_an_excerpt_with_its_header_is_not_taken_for_a_whole_section():
+    snaps, _ = read("ip:\n\t8 fragments received\n\t0 fragments dropped after timeout\n", "bsd")
+    assert snaps[0].ipv4["ReasmReqds"] == 8 and snaps[0].ipv4["ReasmOKs"] is None

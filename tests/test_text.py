@@ -208,6 +208,11 @@ def test_block_boundaries_never_change_the_result(monkeypatch):
     import parsers.text as t
     names = sorted(glob.glob(str(FIXTURES / "*" / "*.txt")))
     text = "\n".join(decode(open(n, "rb").read()) for n in names)
+    # pastes mangled the ways parsers/paste.py undoes: HTML, fences, a flattened dump, a PDF break
+    import html
+    sample = decode(open(names[0], "rb").read())
+    text += ("\n<pre>" + html.escape(sample) + "</pre>\n```\n" + sample + "\n```\n" + " ".join(sample.split())
+             + "\n" + sample.replace("\n", "\n\fPage 3 of 9\n", 1))
 
     def run(block):
         monkeypatch.setattr(t, "BLOCK", block)

@@ -56,9 +56,15 @@ def test_legacy536_host_is_a_vos_stcp_536_case():
 
 def test_blackhole_path_gets_black_hole_fixes():
     with lab.scenario("blackhole") as L:
+        # after a 1 s pause silence cannot be told from a router rate-limiting ICMP: a warning to confirm
         res, host, found = triage(L, "--os", "linux")
+        assert res.returncode == 0 and found["pmtud-black-hole"]["severity"] == "warning"
+        assert any("--icmp-wait 10" in e for e in found["pmtud-black-hole"]["evidence"])
+        # waited long enough, it is certain: a problem
+        res, host, found = triage(L, "--os", "linux", "--icmp-wait", "10")
         assert res.returncode == 4
         f = found["pmtud-black-hole"]
+        assert f["confidence"] == "high" and f["severity"] == "problem"
         assert f["data"]["pmtu"] == 1400
         cmds = commands(f)
         assert "sysctl -w net.ipv4.tcp_mtu_probing=1" in cmds

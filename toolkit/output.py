@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import tempfile
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from tabulate import tabulate
 
@@ -160,20 +160,22 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
     return count
 
 
-def write_atomic(path: str, text: str) -> None:
+def write_atomic(path: str, text: str, mode: Optional[int] = None) -> None:
     """Write a file so that it is either the old one or the whole new one: a temporary
-    file beside it, renamed over it (a full disk or an interrupt leaves the old file)."""
+    file beside it, renamed over it (a full disk or an interrupt leaves the old file). The
+    temporary name starts with a dot and ends in .tmp, so a reader that globs the target's
+    pattern (node_exporter's textfile collector reads `*.prom`) never sees it half-written.
+    `mode`: the file's permissions (default: the old file's, else 0644 less the umask)."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mssdiag-", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o644 & ~_umask())
+        if mode is None:
+            mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644 & ~_umask()
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -181,6 +183,14 @@ def write_atomic(path: str, text: str) -> None:
         except OSError:
             pass
         raise
+    try:                              # the rename itself survives a crash once the directory is synced
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
 
 
 def _umask() -> int:

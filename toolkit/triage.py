@@ -63,19 +63,10 @@ def load_probes(path: str) -> List[ProbeResult]:
     return out
 
 
-def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str] = None,
-           targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
-           prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
-           send_text: Optional[str] = None, host: Optional[str] = None,
-           probe_listed: bool = False) -> Tuple[List[Host], Outcome]:
-    """Hosts with their evidence, as the host model groups it. Bad inputs get one error
-    line each and are skipped. `host` (--host) makes every input one host. Targets are
-    probed live when given on the command line; those a host file lists only with
-    `probe_listed` (--probe-targets): a customer's file never makes mssdiag send packets."""
-    outcome = Outcome()
-    inputs, facts = walk(paths, error, outcome.failed, hosts_file)
-    snapshots = [(s, inp.case) for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"))]
-    probes: List[Tuple[ProbeResult, Optional[HostFacts], str]] = []
+def saved_probes(inputs, outcome: Outcome, error: Callable[[str], None]) -> List[Tuple[ProbeResult, Optional[HostFacts], str]]:
+    """(result, its case, its file) from every saved probe file among the inputs; a bad file
+    gets one line and counts as failed."""
+    out: List[Tuple[ProbeResult, Optional[HostFacts], str]] = []
     for inp in inputs:
         if inp.kind != "probe":
             continue
@@ -86,7 +77,23 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
             outcome.failed.append(inp.path)
             continue
         outcome.parsed.append(inp.path)
-        probes += [(r, inp.case, inp.path) for r in results]
+        out += [(r, inp.case, inp.path) for r in results]
+    return out
+
+
+def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str] = None,
+           targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
+           prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
+           send_text: Optional[str] = None, host: Optional[str] = None,
+           probe_listed: bool = False, icmp_wait: Optional[float] = None) -> Tuple[List[Host], Outcome]:
+    """Hosts with their evidence, as the host model groups it. Bad inputs get one error
+    line each and are skipped. `host` (--host) makes every input one host. Targets are
+    probed live when given on the command line; those a host file lists only with
+    `probe_listed` (--probe-targets): a customer's file never makes mssdiag send packets."""
+    outcome = Outcome()
+    inputs, facts = walk(paths, error, outcome.failed, hosts_file)
+    snapshots = [(s, inp.case) for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"))]
+    probes = saved_probes(inputs, outcome, error)
     live = list(targets or [])
     listed = [t for f in facts for t in f.targets if t not in live]
     if probe_listed:
@@ -95,7 +102,8 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
         error(f"host files list targets to probe ({', '.join(listed[:4])}{', ...' if len(listed) > 4 else ''}): "
               "not probed; add --probe-targets to probe them")
     if live:
-        for r in (prober or live_probe)(live, error, ports, send_text):
+        extra = {} if icmp_wait is None else {"icmp_wait": icmp_wait}
+        for r in (prober or live_probe)(live, error, ports, send_text, **extra):
             owner = next((f for f in facts if r.target in f.targets), None)
             probes.append((r, owner, f"probe {r.target}"))
     captures = []
@@ -119,14 +127,17 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
 
 
 def live_probe(targets: List[str], error: Callable[[str], None], ports: Sequence[int] = (),
-               send_text: Optional[str] = None) -> List[ProbeResult]:
-    """Probe live targets with the prober's library (scapy is imported there, only when used)."""
+               send_text: Optional[str] = None, icmp_wait: Optional[float] = None) -> List[ProbeResult]:
+    """Probe live targets with the prober's library (imported only when a target is given)."""
     from toolkit.probe import runner
     why = runner.raw_allowed()
     if why:
         error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "
               "UDP socket probes and TCP_INFO only")
-    results = list(runner.run(targets, runner.Options(ports=tuple(ports), send_text=send_text)))
+    options = runner.Options(ports=tuple(ports), send_text=send_text)
+    if icmp_wait is not None:
+        options.icmp_wait = icmp_wait
+    results = list(runner.run(targets, options))
     for r in results:
         for e in r.errors:
             error(f"probe {e}")

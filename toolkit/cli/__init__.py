@@ -12,6 +12,7 @@ from toolkit.cli import lab, offline, probe
 from toolkit.output import Interrupted, OutputClosed, raise_interrupted, safe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
+from toolkit.cli import audit as audit_cli
 
 app = typer.Typer(
     name="mssdiag",
@@ -43,6 +44,7 @@ triage_cli.register(app)
 calc_cli.register(app)
 capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
+audit_cli.register(app)
 
 
 def _stdout_gone() -> None:

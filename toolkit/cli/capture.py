@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from toolkit.output import FORMATS, error, json_array, json_lines, table
+from toolkit.output import FORMATS, dumps, error, json_lines, safe, table, write
 
 BIG = 32 * 2 ** 20
 
@@ -91,8 +91,7 @@ def capture(
 
 
 def json_array_obj(doc: dict) -> None:
-    import json
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    write(sys.stdout, dumps(doc, indent=1) + "\n")
     sys.stdout.flush()
 
 
@@ -111,29 +110,32 @@ def _records(result, schema: str):
 
 
 def _table(result, record) -> None:
-    out = sys.stdout
+    def line(text: str) -> None:      # source paths and findings come from outside: terminal-safe
+        write(sys.stdout, safe(text) + "\n")
+
     if result.flows:
         table((record.flow_row(f) for f in result.flows), record.FLOW_HEADERS)
     for f in result.fragments:
-        out.write(f"fragments {f['src']} -> {f['dst']} {f['protocol']}: {f['fragments']} in {f['datagrams']} "
-                  f"datagram(s), largest {f['max_ip_len']} bytes, DF on {f['df_packets']}\n")
+        line(f"fragments {f['src']} -> {f['dst']} {f['protocol']}: {f['fragments']} in {f['datagrams']} "
+             f"datagram(s), largest {f['max_ip_len']} bytes, DF on {f['df_packets']}")
     for c in result.clamping:
-        out.write(f"same SYN (ISN {c['isn']}): {c['first']['source']}#{c['first']['flow']} / "
-                  f"{c['second']['source']}#{c['second']['flow']}: SYN MSS {c['syn_mss'][0]} / {c['syn_mss'][1]}, "
-                  f"SYN-ACK MSS {c['synack_mss'][0]} / {c['synack_mss'][1]}\n")
+        line(f"same SYN (ISN {c['isn']}): {c['first']['source']}#{c['first']['flow']} / "
+             f"{c['second']['source']}#{c['second']['flow']}: SYN MSS {c['syn_mss'][0]} / {c['syn_mss'][1]}, "
+             f"SYN-ACK MSS {c['synack_mss'][0]} / {c['synack_mss'][1]}")
     if result.findings:
-        out.write("\nfindings:\n")
+        line("")
+        line("findings:")
         for f in result.findings:
-            out.write(f"  [{f.severity}/{f.confidence}] {f.code}: {f.title}\n")
+            line(f"  [{f.severity}/{f.confidence}] {f.code}: {f.title}")
             for e in f.evidence:
-                out.write(f"      - {e}\n")
+                line(f"      - {e}")
             for r in f.recommendations:
-                out.write(f"      > {r.title}" + (f" ({r.applies_to})" if r.applies_to else "") + "\n")
+                line(f"      > {r.title}" + (f" ({r.applies_to})" if r.applies_to else ""))
     for c in result.caveats:
-        out.write(f"note: {c}\n")
+        line(f"note: {c}")
     if not result.flows and not result.fragments and result.read_ok:
-        out.write("no TCP connections in the capture\n")
-    out.flush()
+        line("no TCP connections in the capture")
+    sys.stdout.flush()
 
 
 def register(app: typer.Typer) -> None:

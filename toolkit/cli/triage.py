@@ -19,6 +19,8 @@ def triage(
                                        "(never without this flag: a customer's file does not make mssdiag send packets)."),
     port: Optional[str] = typer.Option(None, "--port", "-p", metavar="N,...", help="TCP port(s) for the live MSS check (as mssdiag probe)."),
     send: Optional[str] = typer.Option(None, "--send", metavar="TEXT", help="Sent to live ports that stay silent (backslash escapes understood)."),
+    icmp_wait: Optional[float] = typer.Option(None, "--icmp-wait", metavar="S", help="As mssdiag probe: seconds of "
+                                              "silence before a black hole is called; 10 makes it certain."),
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
     host: Optional[str] = typer.Option(None, "--host", metavar="NAME", help="Every input given is this one host "
                                        "(else hosts come from host.toml, prompts, file names, counters: docs/hosts.md)."),
@@ -70,8 +72,11 @@ def triage(
         error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
         raise typer.Exit(2)
     ports, text = ports_and_text(port, send)
+    if icmp_wait is not None and not 0 <= icmp_wait <= 120:
+        error(f"--icmp-wait {icmp_wait:g}: not a number of seconds from 0 to 120")
+        raise typer.Exit(2)
     hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text,
-                                host=host, probe_listed=probe_targets)
+                                host=host, probe_listed=probe_targets, icmp_wait=icmp_wait)
     if not hosts:
         error("no host could be triaged from the inputs")
         raise typer.Exit(1)

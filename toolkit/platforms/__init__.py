@@ -15,13 +15,16 @@ VOS, TCP_OS, FTX) it is quoted exactly.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 from types import ModuleType
 from typing import Dict, Optional, Tuple
 
 import parsers
 
-NAMES = tuple(parsers.names())  # one platform module per parser
+# Host platforms: parsers that have tuning knowledge here. Device parsers (cisco, huawei,
+# snmp) have none: a router gets network advice, not host commands.
+NAMES = tuple(n for n in parsers.names() if importlib.util.find_spec(f"{__name__}.{n}") is not None)
 
 
 def release_tuple(release: Optional[str]) -> Optional[Tuple[int, ...]]:

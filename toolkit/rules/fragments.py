@@ -179,8 +179,12 @@ def _sent(p: Period, totals: bool) -> Optional[int]:
 
 
 def is_router(host) -> bool:
-    """A forwarding host: it says forwarding is on and forwards more than it delivers, or
-    (when it does not say) forwards a lot more than it delivers."""
+    """A network device's own CLI (its parser's META.role), or a forwarding host: it says
+    forwarding is on and forwards more than it delivers, or (when it does not say) forwards
+    a lot more than it delivers."""
+    if any(getattr(parsers.REGISTRY.get(s.os), "META", None) and parsers.REGISTRY[s.os].META.role == "router"
+           for s in host.snapshots):
+        return True
     for s in host.snapshots[::-1]:
         v = s.ipv4 or s.ipv6 or {}
         fwd, dlv = v.get("ForwDatagrams"), v.get("InDelivers")
@@ -199,7 +203,8 @@ def _router_note(host) -> str:
         if v.get("ForwDatagrams"):
             return (f"a router: {count(v['ForwDatagrams'])} datagrams forwarded, {count(v.get('InDelivers'))} delivered "
                     "to itself" + (" (IP forwarding on)" if s.forwarding else ""))
-    return "a router"
+    meta = getattr(parsers.REGISTRY.get(host.snapshots[-1].os), "META", None) if host.snapshots else None
+    return f"a router ({meta.title})" if meta else "a router"
 
 
 # ----------------------------------------------------------------------------- the rules

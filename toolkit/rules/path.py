@@ -31,9 +31,17 @@ def black_hole(host) -> List[Finding]:
         if text:
             ev.append(f"prober: {text}")
         ev.append(f"TCP sessions whose segments exceed {pmtu - _header(p.family)} bytes hang on this path")
-        conf = p.confidence if p.confidence in ("high", "medium", "low") else "high"
+        said = next((f.get("confidence") for f in p.findings if f["code"] == "pmtud-black-hole"), None)
+        conf = said if said in ("high", "medium", "low") else (
+            p.confidence if p.confidence in ("high", "medium", "low") else "high")
+        if conf != "high":
+            # silence after a pause cannot tell a black hole from a router that rate-limits its
+            # ICMP: a warning to confirm, not a problem to act on
+            ev.append("not certain: a router that rate-limits 'fragmentation needed' looks the same after a short "
+                      f"wait; confirm with: mssdiag probe {p.target} --icmp-wait 10")
         out.append(Finding("pmtud-black-hole", f"PMTU discovery black hole on the path to {p.target} (path MTU {pmtu})",
-                           ev, conf, "problem", network.fixes(pmtu, p.family) + _host_fixes(host, pmtu, p.family),
+                           ev, conf, "problem" if conf == "high" else "warning",
+                           network.fixes(pmtu, p.family) + _host_fixes(host, pmtu, p.family),
                            {"target": p.target, "pmtu": pmtu, "hop": p.hop}))
     return out
 

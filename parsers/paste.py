@@ -1,0 +1,188 @@
+"""How pastes get mangled, undone before the splitter or any parser sees a line.
+
+Dumps reach us through forums, PDFs, chat and web pages, which change them in a few
+recurring ways. `normalize()` undoes them on a stream of text blocks, line by line, so its
+result never depends on where a block ends; it is called from one place, `text.split()`.
+
+- HTML escaping (`&gt;`, `&lt;`, `&amp;`, `&nbsp;`, `&#39;`) and the few tags a forum or a
+  web page wraps output in (`<pre>`, `<code>`, `<br>`...). Only those tags: `<HUAWEI>` and
+  `<Sysname>` are prompts, not markup.
+- Markdown code fences (```` ``` ````, `~~~`), alone on a line or glued to its ends, and
+  Markdown backslash escapes (`\\<Sysname\\>`, `couldn\\'t`).
+- Typographic quotes from word processors and PDFs (`couldn’t fragment`), zero-width
+  characters, no-break spaces between words (kept between digits: `1 234 567` in a French
+  locale is a grouped number, read by `model.to_int`).
+- PDF page breaks: form feeds, and page header/footer lines (`Page 12 of 40`,
+  `OmniSwitch CLI Reference Guide ... page 29-79`; bare `- 12 -` / `3-216` only next to a form
+  feed) that a copy drops between two lines of output.
+- A whole dump flattened to one line (a chat box, a web form, a PDF copy): a line longer
+  than any command prints and holding many counters is cut again at the places the
+  format's lines start, chosen by what the line looks like (SNMP OIDs, kernel counter names,
+  `label = value`, Huawei `Input:`/`Fragment:` groups, Cisco `Rcvd:`/`Frags:`, count-first
+  `N label`); a single-line JSON document (`nstat -j`) gets one key a line, as `-p` prints
+  it. Line numbers after a re-cut line count the re-cut lines.
+
+Every regex here is anchored on a literal or on a bounded look-around, and runs over a
+block once, so time stays linear in the input, long lines included; lines longer than
+MAX_PASTE_LINE pass through untouched (the splitter skips them with a note).
+"""
+from __future__ import annotations
+
+import html
+import re
+from typing import Iterable, Iterator, List
+
+MAX_PASTE_LINE = 1 << 20   # a flattened dump longer than this is not a dump
+FLAT_MIN = 200             # no command we read prints a line this long
+
+_ZW_CHARS = "\u200b\u200c\u200d\u2060\ufeff"
+_ZERO_WIDTH = re.compile("[" + _ZW_CHARS + "]")
+_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"'}
+_QUOTE_RX = re.compile("[\u2018\u2019\u201b\u2032\u201c\u201d]")
+# A no-break space that is not between two digits is layout, not digit grouping.
+_NBSP_LAYOUT = re.compile("(?<![0-9])[\u00a0\u202f]|[\u00a0\u202f](?![0-9])")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,7});")
+_TAG = re.compile(r"</?(?:pre|code|samp|kbd|tt|p|div|span|b|i|em|strong|font|blockquote)(?:[ \t][^<>\n]{0,200})?>"
+                  r"|<br[ \t]*/?>", re.I)
+# A fence marker, with the language word when nothing else follows it on the line.
+_FENCE = re.compile(r"(?:```|~~~)(?:[\w+.-]{1,20}(?=[ \t]*(?:\n|$)))?")
+# PDF page header/footer lines: a line holding "page N" is tested wherever it is (found by
+# the literal "age", fast); bare numeric footers (`- 12 -`, `3-216`) only in a block that
+# holds a form feed, the one sign that a PDF's pages were copied (alone they look like data).
+_AGE = re.compile("age|AGE")
+_PAGE_LINE = re.compile(
+    r"[ \t]*(?:[-\u2013\u2014][ \t]*)?page[ \t]+[0-9]{1,4}(?:[ \t]*(?:of|/|-|\u2013)[ \t]*[0-9]{1,4})?"
+    r"(?:[ \t]*[-\u2013\u2014])?[ \t]*"                                      # Page 12 / Page 3 of 40
+    r"|[^\n=]{0,120}\bpage[ \t]+[0-9]{1,4}(?:[ \t]*(?:-|\u2013|of|/)[ \t]*[0-9]{1,4})?[ \t]*",  # title ... page 29-79
+    re.I)
+_PAGE_NUMBER = re.compile(
+    r"^(?:[ \t]*[-\u2013\u2014])?[ \t]*[0-9]{1,4}[ \t]*[-\u2013\u2014](?:[ \t]*[0-9]{1,4})?(?:[ \t]*[-\u2013\u2014])?[ \t]*$",
+    re.M)
+_LONG = re.compile(r"[^\n]{%d}" % FLAT_MIN)
+# Markdown's backslash escapes (`\<Sysname\>`, `couldn\'t`) in docs rendered from Markdown sources.
+_MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
+# Anything above may need work; text without any of these is returned as it is (fast path).
+_TRIGGER = re.compile(
+    "[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|age|AGE"
+    r"|[^\n]{%d}" % FLAT_MIN)
+
+# -------------------------------------------------------------- re-cutting flattened lines
+# A break goes before a command prompt wherever the line is (two dumps flattened together).
+_PROMPT = r"[^\s]{0,64}[#>$%][ \t]?(?:show|sh|display|dis|netstat|nstat|snmpwalk|snmpbulkwalk|snmpget|netsh|cat)[ \t]"
+# (what the line looks like, where its lines start); the first that fits is used. Every
+# break point is whitespace not preceded by whitespace, so a long run of blanks costs one pass.
+_CUTS = (
+    (re.compile(r'\{[ \t]*"'), re.compile(r'(?<=[,{])(?=[ \t]*")|(?<![ \t])[ \t]+(?=\{[ \t]*")')),  # JSON (nstat -j): a key a line
+    (re.compile(r"-MIB::|\biso\.3\.6\.1\.|(?:^|[ \t])\.?1\.3\.6\.1\.2\."),
+     re.compile(r"(?<![ \t])[ \t]+(?=(?:[+/#-]{1,2}[ \t]?)?(?:[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.)|"
+                + _PROMPT + ")")),
+    (re.compile(r"\b(?:Ip6?|Icmp6?|Tcp|Udp6?)[A-Z]\w{0,40}[ \t]+[0-9]"),
+     re.compile(r"(?<![ \t])[ \t]+(?=#kernel|(?:Ip|Ip6|IpExt|Icmp|Icmp6|IcmpMsg|Tcp|TcpExt|Udp|Udp6|UdpLite|UdpLite6"
+                r"|MPTcpExt|Sctp)[A-Z]\w{0,40}[ \t]+[0-9]|" + _PROMPT + ")")),
+    (re.compile(r"Reassembling:|Received packets:|Sent packets:"),
+     re.compile(r"(?<![ \t])[ \t]+(?=(?:Input|Output|Fragment|Reassembling|Sent packets|Received packets|Extension header"
+                r"|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol):|" + _PROMPT + ")")),
+    (re.compile(r"MIB-II IP"),                                               # netsh show ipstats
+     re.compile(r"(?<=[0-9])[ \t]+(?=[^\x00-\x7f]|[A-Z])|(?<=\u6709\u52b9|\u7121\u52b9)[ \t]+|(?:(?<=Enabled)|(?<=Disabled))[ \t]+|(?<=--)[ \t]+"
+                r"|(?<![ \t])[ \t]+(?=MIB-II|-{4}|" + _PROMPT + ")")),
+    (re.compile(r"IP Statistics and Errors"),                                 # Omni Switch/Router `ips`
+     re.compile(r"(?<=[0-9%])[ \t]+(?=[A-Z])|(?<![ \t])[ \t]+(?=IP Statistics and Errors|" + _PROMPT + ")")),
+    (re.compile(r"\S[ \t]*=[ \t]*[0-9]"),
+     re.compile(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?:(?<=Datagrams received)|(?<=Datagrams sent))[ \t]+"
+                r"|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
+                r"(?: Statistics\b|-Statistik\b)|" + _PROMPT + ")")),
+    (re.compile(r"\b(?:Rcvd|Frags|Sent):"),
+     re.compile(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
+                r"|Opts|Reinj|Port):|" + _PROMPT + ")")),
+    (re.compile(r"[0-9] [a-z]"),
+     re.compile(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)[ \t]+(?=[0-9])"
+                r"|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|" + _PROMPT + ")")),
+)
+_COUNTERS = re.compile(r"[0-9]")
+
+
+def _recut(line: str) -> str:
+    """A flattened dump cut back into lines (unchanged when it does not look like one)."""
+    if len(_COUNTERS.findall(line, 0, 4096)) < 4:
+        return line
+    for looks, cut in _CUTS:
+        if looks.search(line):
+            return line if cut is None else cut.sub("\n", line)
+    return line
+
+
+def _drop_page_lines(text: str) -> str:
+    """The text with PDF page header/footer lines emptied (their line breaks kept)."""
+    pieces: List[str] = []
+    kept = 0                  # text[kept:] is not copied yet
+    decided = 0               # candidates before this offset are decided
+    for m in _AGE.finditer(text):
+        if m.start() < decided or m.start() == 0 or text[m.start() - 1] not in "pP":
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end == -1 else end
+        decided = end
+        if end - start <= 160 and _PAGE_LINE.fullmatch(text, start, end):
+            pieces.append(text[kept:start])
+            kept = end
+    if pieces:
+        pieces.append(text[kept:])
+        text = "".join(pieces)
+    return text
+
+
+def _clean(text: str) -> str:
+    """One run of complete lines, paste damage undone."""
+    if not _TRIGGER.search(text):
+        return text
+    if "\f" in text:         # a PDF's page break: its numeric footers go too (see _PAGE_NUMBER)
+        text = _PAGE_NUMBER.sub("", text.replace("\f", "\n"))
+    if any(c in text for c in _ZW_CHARS):
+        text = _ZERO_WIDTH.sub("", text)
+    if "<" in text:
+        text = _TAG.sub(lambda m: "\n" if m.group(0)[1:3].lower() == "br" else "", text)
+    if "&" in text:
+        text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
+    if any(c in text for c in _QUOTES):
+        text = _QUOTE_RX.sub(lambda m: _QUOTES[m.group(0)], text)
+    if "\\" in text:
+        text = _MD_ESCAPE.sub("", text)
+    if "\u00a0" in text or "\u202f" in text:
+        text = _NBSP_LAYOUT.sub(" ", text)
+    if "```" in text or "~~~" in text:
+        text = _FENCE.sub("", text)
+    text = _drop_page_lines(text)
+    if _LONG.search(text):
+        text = "\n".join(_recut(line) if len(line) >= FLAT_MIN else line for line in text.split("\n"))
+    return text
+
+
+def normalize(blocks: Iterable[str]) -> Iterator[str]:
+    """Blocks of text in, the same text with paste damage undone out (see the module doc).
+
+    Works on complete lines only, carrying the unfinished last line of a block into the
+    next, so the output text is the same for any block size. A line longer than
+    MAX_PASTE_LINE is passed through untouched.
+    """
+    carry = ""
+    raw = False                      # inside a line too long to normalize: pass it through
+    for block in blocks:
+        if raw:
+            nl = block.find("\n")
+            if nl == -1:
+                yield block
+                continue
+            yield block[:nl]
+            block = block[nl:]
+            raw = False
+        text = carry + block
+        cut = text.rfind("\n") + 1
+        carry = text[cut:]
+        if cut:
+            yield _clean(text[:cut])
+        if len(carry) > MAX_PASTE_LINE:
+            yield carry
+            carry, raw = "", True
+    if carry:
+        yield _clean(carry)

@@ -1,0 +1,200 @@
+"""net-snmp `snmpwalk` / `snmpbulkwalk` / `snmpget` output of IP-MIB (RFC 1213 / RFC 4293).
+
+Every output option net-snmp users paste is read, one object a line:
+
+    IP-MIB::ipReasmReqds.0 = Counter32: 30                      default, MIBs loaded
+    RFC1213-MIB::ipReasmReqds.0 = Counter32: 30                 older MIB set
+    ipReasmReqds.0 = Counter32: 30                              -Os
+    iso.3.6.1.2.1.4.14.0 = Counter32: 30                        no MIBs installed (Debian default)
+    .1.3.6.1.2.1.4.14.0 = Counter32: 30                         -On
+    .1.3.6.1.2.1.4.14.0 30                                      -Oq (and -OQ: `= 30`)
+    IP-MIB::ipSystemStatsReasmReqds.ipv4 = Counter32: 30        RFC 4293 table, per family
+    .1.3.6.1.2.1.4.31.1.1.14.1 = Counter32: 30                  ... numeric: index 1 is IPv4, 2 IPv6
+
+Anything before the object name on a line (a prompt, `# ` or `// ` of a comment, a diff's
+`+`) is ignored, so walks quoted in code, notes and diffs read too. Objects other than the
+IP group are skipped.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from . import base
+from .model import Meta, Reading
+
+META = Meta(
+    name="snmp",
+    role="any",
+    title="SNMP walk of IP-MIB (net-snmp snmpwalk / snmpget output)",
+    covers=("any SNMP agent: routers, switches, firewalls, Linux/Windows/ESXi hosts",
+            "RFC 1213 ip group scalars (ipReasmReqds.0 ...)", "RFC 4293 ipSystemStatsTable (ipv4 / ipv6 rows)"),
+    formats=("snmpwalk / snmpbulkwalk / snmpget", "-On (numeric OIDs)", "-Oq / -OQ (value only)", "-Os",
+             "iso.3.6.1... (no MIB files installed)", "IP-MIB:: and RFC1213-MIB:: names"),
+    ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates",
+          "InReceives", "InDelivers", "OutRequests", "ForwDatagrams"),
+    ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates",
+          "InReceives", "InDelivers", "OutRequests", "ForwDatagrams"),
+    reasm_unit="both",
+    semantics=(
+        "The objects are the IP-MIB counters themselves: ipReasmReqds (fragments received needing "
+        "reassembly), ipReasmOKs (datagrams reassembled), ipReasmFails, ipFragOKs (datagrams fragmented), "
+        "ipFragFails (needed fragmenting but DF set), ipFragCreates (fragments made); the RFC 4293 "
+        "ipSystemStats* columns mean the same per family (row ipv4 / 1, ipv6 / 2; OutFragOKs, OutFragFails, "
+        "OutFragCreates are the Frag counters). ipReasmTimeout.0 is the reassembly timer in seconds, a "
+        "setting, kept in raw and never read as ReasmTimeout, so ReasmTimeout is null. Traffic: "
+        "ipInReceives, ipInDelivers, ipOutRequests, ipForwDatagrams (table: InReceives, InDelivers, "
+        "OutRequests, InForwDatagrams, else OutForwDatagrams); the HC (Counter64) twin of a traffic counter "
+        "is preferred when both are walked. ipForwarding.0 (ipv6IpForwarding.0 for IPv6) says whether the "
+        "agent routes: forwarding(1) is true, notForwarding(2) false. When a walk holds both the "
+        "scalars and the table, IPv4 is read from the scalars (the table's ipv4 row stays in raw) and IPv6 "
+        "from the table. Wraps are judged at 32 bits: every "
+        "fragmentation counter of IP-MIB is a Counter32, even in ipSystemStatsTable."),
+)
+
+_SCALARS = {"ipInReceives": "InReceives", "ipInDelivers": "InDelivers", "ipOutRequests": "OutRequests",
+            "ipForwDatagrams": "ForwDatagrams", "ipReasmReqds": "ReasmReqds", "ipReasmOKs": "ReasmOKs",
+            "ipReasmFails": "ReasmFails", "ipFragOKs": "FragOKs", "ipFragFails": "FragFails",
+            "ipFragCreates": "FragCreates"}
+_SCALAR_OIDS = {"3": "ipInReceives", "6": "ipForwDatagrams", "9": "ipInDelivers", "10": "ipOutRequests",
+                "13": "ipReasmTimeout", "14": "ipReasmReqds", "15": "ipReasmOKs", "16": "ipReasmFails",
+                "17": "ipFragOKs", "18": "ipFragFails", "19": "ipFragCreates", "1": "ipForwarding",
+                "25": "ipv6IpForwarding"}
+# ipSystemStatsEntry column -> (object name, counter, HC)
+_COLUMNS = {"3": ("InReceives", "InReceives", False), "4": ("HCInReceives", "InReceives", True),
+            "12": ("InForwDatagrams", "ForwDatagrams", False), "13": ("HCInForwDatagrams", "ForwDatagrams", True),
+            "14": ("ReasmReqds", "ReasmReqds", False), "15": ("ReasmOKs", "ReasmOKs", False),
+            "16": ("ReasmFails", "ReasmFails", False), "18": ("InDelivers", "InDelivers", False),
+            "19": ("HCInDelivers", "InDelivers", True), "20": ("OutRequests", "OutRequests", False),
+            "21": ("HCOutRequests", "OutRequests", True), "23": ("OutForwDatagrams", "OutForw", False),
+            "24": ("HCOutForwDatagrams", "OutForw", True), "27": ("OutFragOKs", "FragOKs", False),
+            "28": ("OutFragFails", "FragFails", False), "29": ("OutFragCreates", "FragCreates", False)}
+_BY_COLUMN_NAME = {name: col for col, (name, _, _) in _COLUMNS.items()}
+_ROW = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
+
+_LINE = re.compile(
+    r"(?:^|(?<=[\s/#+>:-]))(?:(?P<mib>IP-MIB|RFC1213-MIB)::)?"
+    r"(?:(?P<name>ip[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)\.(?P<index>0|ipv4|ipv6|[12])"
+    r"|(?:iso|\.?1)\.3\.6\.1\.2\.1\.4\.(?P<oid>[0-9]{1,2}\.0|31\.1\.1\.[0-9]{1,2}\.[12]))"
+    r"[ \t]*(?:=[ \t]*)?(?:(?P<type>Counter32|Counter64|INTEGER|Gauge32|Integer32)[ \t]*:[ \t]*)?"
+    r"(?P<value>[^\s].*?)[ \t]*$")
+_ENUM = re.compile(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
+
+_DETECT = re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
+                     r"|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.(?:1[4-9]\.0|31\.1\.1\.(?:1[4-6]|2[7-9])\.[12])[ \t]"
+                     r"|^[ \t]*ip(?:Reasm|Frag)[A-Za-z]+\.0[ \t]*=")
+_DETECT_WEAK = re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.")
+
+
+def detect(text: str) -> float:
+    strong = len(_DETECT.findall(text[:1 << 20])) if "3.6.1.2.1.4" in text or "ip" in text else 0
+    if strong:
+        return min(1.0, 0.85 + 0.03 * strong)
+    return 0.3 if _DETECT_WEAK.search(text) else 0.0
+
+
+def _object(m: "re.Match[str]") -> Optional[Tuple[str, str]]:
+    """(object name, family) of a matched line: scalars are ('ipReasmReqds', ''), table
+    columns ('ipSystemStatsReasmReqds', 'ipv4')."""
+    if m["oid"]:
+        parts = m["oid"].split(".")
+        if parts[0] != "31":
+            name = _SCALAR_OIDS.get(parts[0])
+            return (name, "") if name else None
+        col = _COLUMNS.get(parts[3])
+        return ("ipSystemStats" + col[0], _ROW[parts[4]]) if col else None
+    name = m["name"]
+    if name.startswith("ipSystemStats"):
+        return (name, _ROW[m["index"]]) if m["index"] in _ROW else None
+    return (name, "") if m["index"] == "0" else None
+
+
+def read(lines: List[str]) -> Reading:
+    reading = Reading(format="snmpwalk IP-MIB", ipv4=None)
+    scalars: Dict[str, Optional[int]] = {}
+    table: Dict[str, Dict[str, Optional[int]]] = {}
+    hc: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
+    numeric = textual = False
+    repeats = base.Repeats(reading)
+    for line in lines:
+        if "ip" not in line and "3.6.1.2.1.4." not in line:
+            continue
+        m = _LINE.search(line)
+        if not m:
+            continue
+        obj = _object(m)
+        if obj is None:
+            continue
+        name, family = obj
+        numeric = numeric or bool(m["oid"])
+        textual = textual or not m["oid"]
+        shown = m["value"]
+        if name in ("ipForwarding", "ipv6IpForwarding"):
+            e = _ENUM.match(shown.strip('"'))
+            reading.raw[name] = shown
+            if e and name == "ipForwarding":
+                reading.forwarding = {"1": True, "2": False}.get(e["n"], reading.forwarding)
+            elif e and name == "ipv6IpForwarding" and reading.forwarding is None:
+                reading.forwarding = {"1": True, "2": False}.get(e["n"])
+            continue
+        if name == "ipReasmTimeout":
+            reading.raw[name] = shown          # the timer in seconds, a setting
+            continue
+        if family:
+            col = _BY_COLUMN_NAME.get(name[len("ipSystemStats"):])
+            if col is None:
+                continue
+            _, counter, is_hc = _COLUMNS[col]
+            key = f"{name}.{family}"
+            if family in repeats.stopped:
+                continue
+            if shown.startswith("No Such"):
+                reading.raw[key] = shown
+                continue
+            value = base.value_of(key, shown, reading)
+            if not repeats.keep(family, name, key, value, shown):
+                if repeats.conflicted(family, name):
+                    table.setdefault(family, {})[counter] = None
+                continue
+            reading.raw[key] = shown
+            row = table.setdefault(family, {})
+            if is_hc:
+                hc[family].add(counter)
+                row[counter] = value
+            elif counter not in hc[family]:
+                row[counter] = value
+            continue
+        counter = _SCALARS.get(name)
+        if counter is None:
+            continue
+        key = f"{name}.0"
+        if "ipv4" in repeats.stopped:
+            continue
+        if shown.startswith("No Such"):
+            reading.raw[key] = shown
+            continue
+        value = base.value_of(key, shown, reading)
+        if not repeats.keep("ipv4", name, key, value, shown):
+            if repeats.conflicted("ipv4", name):
+                scalars[counter] = None
+            continue
+        reading.raw[key] = shown
+        scalars[counter] = value
+    for row in table.values():
+        forw = row.pop("OutForw", None)
+        if "ForwDatagrams" not in row and forw is not None:
+            row["ForwDatagrams"] = forw
+    v4 = table.get("ipv4")
+    if scalars:
+        if v4 is not None:
+            reading.warnings.append("IPv4 printed by both the ip scalars and ipSystemStatsTable's ipv4 row: the "
+                                    "scalars are read, the row kept in raw only")
+        v4 = scalars
+    reading.ipv4 = v4 or None
+    reading.ipv6 = table.get("ipv6") or None
+    reading.format = "snmpwalk IP-MIB" + (" (numeric OIDs)" if numeric and not textual else "")
+    return reading
+
+
+def parse(text: str):
+    return base.parse_text(text, META, read)

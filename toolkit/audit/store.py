@@ -1,0 +1,479 @@
+"""The audit store: one SQLite file (standard library), WAL mode, a schema version with
+migrations, every snapshot's raw text compressed, deltas kept beside the snapshots.
+
+Tables (docs/audit.md shows the full schema):
+  runs         one row per `audit run` (tool version, arguments, what it added)
+  hosts        one row per host the host model named; `evaluated_t` is how far events went
+  dicts/texts  raw snapshot text, zlib-compressed against the host's first text (a netstat
+               dump differs from the last one only in its numbers, so most compress to a
+               tenth), shared by digest: a text stored once, whatever points at it
+  snapshots    host, OS, format, taken_at, collected_at, source, parser version, counters (JSON)
+  deltas       per later snapshot: elapsed time, reset/wrap/clock kind, increases summed over
+               IPv4 and IPv6 (diff's policy: toolkit/diff.py)
+  probes       path MTU / MSS / black hole per target over time (vantage: where it ran from)
+  collections  what a fleet index said about a host: ok, failed, unreachable
+  events       opened, last seen, cleared; one open event per host, type and key
+  findings     the triage rules' findings (their JSON) whenever they change
+
+Idempotent: a snapshot is (host, moment, text digest) and a probe (host, moment, digest);
+storing one again does nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import parsers
+from parsers.model import ALL, Snapshot
+from toolkit.audit.model import COLUMNS
+
+ENV = "MSSDIAG_STORE"
+ZDICT_MAX = 32768
+FAMILIES = ("ipv4", "ipv6")
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used; the message names the file and the reason."""
+
+
+def default_path() -> str:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "mssdiag", "audit.sqlite")
+
+
+def resolve(path: Optional[str]) -> str:
+    return path or os.environ.get(ENV) or default_path()
+
+
+# ---------------------------------------------------------------------------- schema
+
+_COUNTER_COLS = ", ".join(f"{c} INTEGER" for c in COLUMNS.values())
+
+MIGRATIONS: List[str] = [
+    # 0 -> 1
+    f"""
+    CREATE TABLE runs(id INTEGER PRIMARY KEY, started_t REAL NOT NULL, finished_t REAL, tool TEXT NOT NULL,
+        argv TEXT, status TEXT, snapshots INTEGER NOT NULL DEFAULT 0, probes INTEGER NOT NULL DEFAULT 0,
+        errors INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE hosts(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE, os TEXT, identity TEXT,
+        dict_id INTEGER, first_t REAL, last_t REAL, evaluated_t REAL, probes_evaluated_id INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE dicts(id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+    CREATE TABLE texts(id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, dict_id INTEGER, size INTEGER NOT NULL,
+        z BLOB NOT NULL);
+    CREATE TABLE snapshots(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, t REAL NOT NULL, taken_at TEXT NOT NULL,
+        time_from TEXT NOT NULL, moment TEXT NOT NULL, collected_t REAL NOT NULL, source TEXT NOT NULL,
+        idx INTEGER NOT NULL DEFAULT 0, line INTEGER NOT NULL DEFAULT 0, os TEXT NOT NULL, format TEXT,
+        parser_version TEXT NOT NULL, forwarding INTEGER, counters TEXT NOT NULL, warnings TEXT,
+        text_id INTEGER NOT NULL, run_id INTEGER, UNIQUE(host_id, moment, text_id));
+    CREATE INDEX snapshots_host_t ON snapshots(host_id, t);
+    CREATE INDEX snapshots_t ON snapshots(t);
+    CREATE TABLE deltas(snapshot_id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, prev_id INTEGER,
+        t REAL NOT NULL, elapsed_s REAL, kind TEXT NOT NULL, events TEXT, {_COUNTER_COLS});
+    CREATE INDEX deltas_host_t ON deltas(host_id, t);
+    CREATE TABLE probes(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, t REAL NOT NULL, moment TEXT NOT NULL,
+        digest BLOB NOT NULL, source TEXT, vantage TEXT, target TEXT NOT NULL, address TEXT, family TEXT,
+        pmtu INTEGER, pmtu_method TEXT, black_hole INTEGER, mss_port INTEGER, mss_synack INTEGER,
+        mss_used INTEGER, result TEXT NOT NULL, run_id INTEGER, UNIQUE(host_id, moment, digest));
+    CREATE INDEX probes_host_target_t ON probes(host_id, target, t);
+    CREATE TABLE collections(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, t REAL NOT NULL,
+        status TEXT NOT NULL, command TEXT, rc INTEGER, source TEXT, detail TEXT, run_id INTEGER,
+        UNIQUE(host_id, t, status, source));
+    CREATE INDEX collections_host_t ON collections(host_id, t);
+    CREATE TABLE events(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, type TEXT NOT NULL,
+        key TEXT NOT NULL DEFAULT '', severity TEXT NOT NULL, state TEXT NOT NULL, first_t REAL NOT NULL,
+        last_t REAL NOT NULL, cleared_t REAL, count INTEGER NOT NULL DEFAULT 1, value REAL, peak REAL,
+        detail TEXT, evidence TEXT, changed_run INTEGER);
+    CREATE UNIQUE INDEX events_open ON events(host_id, type, key) WHERE state = 'open';
+    CREATE INDEX events_host_t ON events(host_id, first_t);
+    CREATE TABLE findings(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, t REAL NOT NULL, run_id INTEGER,
+        digest BLOB NOT NULL, findings TEXT NOT NULL);
+    CREATE INDEX findings_host_t ON findings(host_id, t);
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def iso(t: Optional[float]) -> Optional[str]:
+    """Epoch seconds as ISO 8601 UTC (`2026-03-03T09:15:00Z`)."""
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def epoch(text: str) -> float:
+    """An ISO 8601 time as epoch seconds; a time without a zone is taken as UTC (as hosts.when)."""
+    t = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return t.timestamp()
+
+
+_VERSIONS: Dict[str, str] = {}
+_SHARED = ("__init__.py", "base.py", "model.py", "text.py", "bsdstyle.py")
+
+
+def parser_version(os_name: str) -> str:
+    """`<os>-<12 hex>`: a digest of the parser module and the shared parser code, so any
+    change to how a format is read gives a new version (what `audit reparse` looks for)."""
+    v = _VERSIONS.get(os_name)
+    if v is None:
+        module = parsers.REGISTRY.get(os_name)
+        h = hashlib.blake2b(digest_size=6)
+        folder = os.path.dirname(parsers.__file__)
+        files = [os.path.join(folder, n) for n in _SHARED]
+        if module is not None and getattr(module, "__file__", None):
+            files.append(module.__file__)
+        for f in files:
+            try:
+                with open(f, "rb") as fh:
+                    h.update(fh.read())
+            except OSError:
+                pass
+        v = _VERSIONS[os_name] = f"{os_name}-{h.hexdigest()}"
+    return v
+
+
+def digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _sum(snapshot_delta, column_name: str) -> Optional[int]:
+    total, known = 0, False
+    for fam in FAMILIES:
+        values = getattr(snapshot_delta, fam)
+        if values is None:
+            continue
+        v = values.get(column_name)
+        if v is not None:
+            total += v
+            known = True
+    return total if known else None
+
+
+@dataclass
+class DeltaRow:
+    snapshot_id: int
+    host_id: int
+    prev_id: int
+    t: float
+    elapsed_s: Optional[float]
+    kind: str                               # ok | reset | clock | undated
+    events: List[dict]
+    increases: Dict[str, Optional[int]]     # column -> increase (IPv4 + IPv6), None unknown
+
+    def per_hour(self, column: str) -> Optional[float]:
+        v = self.increases.get(column)
+        if v is None or not self.elapsed_s or self.elapsed_s <= 0 or self.kind not in ("ok",):
+            return None
+        return v * 3600.0 / self.elapsed_s
+
+
+# ---------------------------------------------------------------------------- the store
+
+class Store:
+    def __init__(self, path: str, create: bool = True, timeout: float = 30.0):
+        self.path = path
+        if not create and not os.path.exists(path):
+            raise StoreError(f"{path}: no audit store here (run `mssdiag audit run` first, or give --store)")
+        if create:
+            folder = os.path.dirname(os.path.abspath(path))
+            try:
+                os.makedirs(folder, mode=0o700, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{folder}: cannot create: {exc.strerror or exc}") from None
+        try:
+            self.db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+            self.db.execute("PRAGMA busy_timeout = %d" % int(timeout * 1000))
+            mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise StoreError(f"{path}: cannot switch the store to WAL mode (journal mode {mode})")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a usable audit store: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot open: {exc.strerror or exc}") from None
+        self._dicts: Dict[int, bytes] = {}
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: written by a newer mssdiag (schema {version}; this one knows "
+                             f"up to {SCHEMA_VERSION}): upgrade mssdiag")
+        if version == SCHEMA_VERSION:
+            return
+        if version == 0:
+            tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+            if tables:
+                raise StoreError(f"{self.path}: an SQLite file that is not an audit store (schema 0 with tables)")
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]   # another process may have won
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[step]):
+                    self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version = {step + 1}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def schema_version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    # -- transactions
+
+    def begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    @contextmanager
+    def transaction(self):
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception (a timeout, ^C)."""
+        self.begin()
+        try:
+            yield self
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
+
+    # -- runs
+
+    def begin_run(self, tool: str, argv: Sequence[str], now: float) -> int:
+        cur = self.db.execute("INSERT INTO runs(started_t, tool, argv, status) VALUES (?, ?, ?, 'running')",
+                              (now, tool, json.dumps(list(argv))))
+        return cur.lastrowid
+
+    def end_run(self, run_id: int, status: str, snapshots: int, probes: int, errors: int, now: float) -> None:
+        self.db.execute("UPDATE runs SET finished_t=?, status=?, snapshots=?, probes=?, errors=? WHERE id=?",
+                        (now, status, snapshots, probes, errors, run_id))
+
+    def last_success(self) -> Optional[float]:
+        row = self.db.execute("SELECT max(finished_t) FROM runs WHERE status='ok'").fetchone()
+        return row[0]
+
+    # -- hosts
+
+    def host_id(self, name: str, os_name: Optional[str] = None, identity: Optional[str] = None) -> int:
+        row = self.db.execute("SELECT id, os, identity FROM hosts WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return self.db.execute("INSERT INTO hosts(name, os, identity) VALUES (?, ?, ?)",
+                                   (name, os_name, identity)).lastrowid
+        if (os_name and os_name != row[1]) or (identity and identity != row[2]):
+            self.db.execute("UPDATE hosts SET os = coalesce(?, os), identity = coalesce(?, identity) WHERE id = ?",
+                            (os_name, identity, row[0]))
+        return row[0]
+
+    def find_host(self, name: str) -> Optional[int]:
+        row = self.db.execute("SELECT id FROM hosts WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def hosts(self, names: Optional[Iterable[str]] = None) -> List[Tuple[int, str, Optional[str]]]:
+        rows = self.db.execute("SELECT id, name, os FROM hosts ORDER BY name COLLATE NOCASE").fetchall()
+        if names is None:
+            return rows
+        wanted = {n.lower() for n in names}
+        return [r for r in rows if r[1].lower() in wanted]
+
+    # -- texts
+
+    def _dict(self, dict_id: Optional[int]) -> bytes:
+        if not dict_id:
+            return b""
+        d = self._dicts.get(dict_id)
+        if d is None:
+            d = self._dicts[dict_id] = self.db.execute("SELECT data FROM dicts WHERE id=?", (dict_id,)).fetchone()[0]
+        return d
+
+    def _text_id(self, host_id: int, data: bytes) -> int:
+        key = digest(data)
+        row = self.db.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
+        if row:
+            return row[0]
+        dict_id = self.db.execute("SELECT dict_id FROM hosts WHERE id = ?", (host_id,)).fetchone()[0]
+        if dict_id is None:
+            dict_id = self.db.execute("INSERT INTO dicts(data) VALUES (?)", (data[-ZDICT_MAX:],)).lastrowid
+            self.db.execute("UPDATE hosts SET dict_id = ? WHERE id = ?", (dict_id, host_id))
+        zdict = self._dict(dict_id)
+        c = zlib.compressobj(6, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict) if zdict else zlib.compressobj(6)
+        z = c.compress(data) + c.flush()
+        return self.db.execute("INSERT INTO texts(digest, dict_id, size, z) VALUES (?, ?, ?, ?)",
+                               (key, dict_id, len(data), z)).lastrowid
+
+    def text(self, snapshot_id: int) -> str:
+        row = self.db.execute("SELECT x.dict_id, x.z FROM snapshots s JOIN texts x ON x.id = s.text_id "
+                              "WHERE s.id = ?", (snapshot_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no snapshot {snapshot_id}")
+        zdict = self._dict(row[0])
+        d = zlib.decompressobj(zdict=zdict) if zdict else zlib.decompressobj()
+        return (d.decompress(row[1]) + d.flush()).decode("utf-8")
+
+    # -- snapshots
+
+    def add_snapshot(self, host_id: int, snap: Snapshot, text: str, t: float, time_from: str, moment: str,
+                     collected_t: float, run_id: Optional[int]) -> Optional[int]:
+        """The new snapshot's id, or None when this host already has it (same moment, same text)."""
+        text_id = self._text_id(host_id, text.encode("utf-8"))
+        counters = json.dumps({"ipv4": snap.ipv4, "ipv6": snap.ipv6}, separators=(",", ":"))
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO snapshots(host_id, t, taken_at, time_from, moment, collected_t, source, idx, line,"
+            " os, format, parser_version, forwarding, counters, warnings, text_id, run_id)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (host_id, t, snap.taken_at, time_from, moment, collected_t, snap.source, snap.index, snap.line,
+             snap.os, snap.format, parser_version(snap.os),
+             None if snap.forwarding is None else int(snap.forwarding), counters,
+             json.dumps(snap.warnings) if snap.warnings else None, text_id, run_id))
+        if not cur.rowcount:
+            return None
+        self.db.execute("UPDATE hosts SET first_t = min(coalesce(first_t, ?), ?), last_t = max(coalesce(last_t, ?), ?)"
+                        " WHERE id = ?", (t, t, t, t, host_id))
+        return cur.lastrowid
+
+    _SNAP_COLS = "id, source, idx, os, format, taken_at, counters, warnings, line, forwarding, t"
+
+    def _snapshot(self, row, host: str) -> Snapshot:
+        counters = json.loads(row[6])
+        s = Snapshot(source=row[1], index=row[2], os=row[3], format=row[4] or "", taken_at=row[5], host=host,
+                     ipv4=counters.get("ipv4"), ipv6=counters.get("ipv6"), raw={},
+                     warnings=json.loads(row[7]) if row[7] else [], line=row[8],
+                     forwarding=None if row[9] is None else bool(row[9]))
+        s.audit_id, s.audit_t = row[0], row[10]
+        return s
+
+    def history(self, host_id: int, host: str, since_t: Optional[float] = None,
+                limit: Optional[int] = None) -> List[Snapshot]:
+        """A host's stored snapshots in time order (the latest `limit` when given)."""
+        if limit:
+            rows = self.db.execute(f"SELECT {self._SNAP_COLS} FROM snapshots WHERE host_id=? AND t >= ?"
+                                   " ORDER BY t DESC, id DESC LIMIT ?",
+                                   (host_id, since_t if since_t is not None else -math.inf, limit)).fetchall()
+            rows.reverse()
+        else:
+            rows = self.db.execute(f"SELECT {self._SNAP_COLS} FROM snapshots WHERE host_id=? AND t >= ?"
+                                   " ORDER BY t, id",
+                                   (host_id, since_t if since_t is not None else -math.inf)).fetchall()
+        return [self._snapshot(r, host) for r in rows]
+
+    def latest_snapshot(self, host_id: int, host: str) -> Optional[Snapshot]:
+        got = self.history(host_id, host, limit=1)
+        return got[0] if got else None
+
+    def refresh_deltas(self, host_id: int, host: str, from_t: float) -> int:
+        """Recompute the deltas of every snapshot at or after `from_t` (and the one after the
+        last snapshot before it) the way `diff` pairs them; returns how many were written."""
+        from toolkit import diff, hosts as model
+        before = self.db.execute(f"SELECT {self._SNAP_COLS} FROM snapshots WHERE host_id=? AND t < ?"
+                                 " ORDER BY t DESC, id DESC LIMIT 1", (host_id, from_t)).fetchone()
+        snaps = ([self._snapshot(before, host)] if before else []) + self.history(host_id, host, from_t)
+        ordered = model.order(snaps)
+        rows = []
+        for a, b in model.pairs(ordered):
+            d = diff.pair(a, b, parsers.REGISTRY.get(b.os), host)
+            kind = "ok"
+            types = {e["type"] for e in d.events}
+            if "reset" in types:
+                kind = "reset"
+            elif "clock" in types:
+                kind = "clock"
+            elif d.elapsed_s is None:
+                kind = "undated"
+            rows.append((b.audit_id, host_id, a.audit_id, b.audit_t, d.elapsed_s, kind,
+                         json.dumps(d.events, separators=(",", ":")) if d.events else None,
+                         *[_sum(d, name) for name in ALL]))
+        self.db.executemany(f"INSERT OR REPLACE INTO deltas VALUES ({','.join('?' * (7 + len(ALL)))})", rows)
+        return len(rows)
+
+    def deltas(self, host_id: int, after_t: Optional[float] = None, since_t: Optional[float] = None) -> List[DeltaRow]:
+        """A host's deltas in time order: after `after_t` (exclusive) or since `since_t` (inclusive)."""
+        cols = ", ".join(COLUMNS.values())
+        if after_t is not None:
+            cond, arg = "t > ?", after_t
+        else:
+            cond, arg = "t >= ?", since_t if since_t is not None else -math.inf
+        rows = self.db.execute(f"SELECT snapshot_id, host_id, prev_id, t, elapsed_s, kind, events, {cols} FROM deltas"
+                               f" WHERE host_id = ? AND {cond} ORDER BY t, snapshot_id", (host_id, arg)).fetchall()
+        names = list(COLUMNS.values())
+        return [DeltaRow(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else [],
+                         dict(zip(names, r[7:]))) for r in rows]
+
+    # -- probes and collections
+
+    def add_probe(self, host_id: int, result, t: float, moment: str, source: str, vantage: Optional[str],
+                  run_id: Optional[int]) -> Optional[int]:
+        data = result.to_dict()
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        mss = data.get("mss") or {}
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO probes(host_id, t, moment, digest, source, vantage, target, address, family, pmtu,"
+            " pmtu_method, black_hole, mss_port, mss_synack, mss_used, result, run_id)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (host_id, t, moment, digest(text.encode()), source, vantage, result.target, result.address,
+             result.family, result.pmtu, result.pmtu_method, int(bool(result.black_hole)), mss.get("port"),
+             mss.get("synack"), mss.get("used"), text, run_id))
+        return cur.lastrowid if cur.rowcount else None
+
+    def add_collection(self, host_id: int, t: float, status: str, command: Optional[str], rc: Optional[int],
+                       source: str, detail: Optional[str], run_id: Optional[int]) -> bool:
+        cur = self.db.execute("INSERT OR IGNORE INTO collections(host_id, t, status, command, rc, source, detail, run_id)"
+                              " VALUES (?,?,?,?,?,?,?,?)", (host_id, t, status, command, rc, source, detail, run_id))
+        return bool(cur.rowcount)
+
+    # -- retention
+
+    def prune(self, cutoff_t: float) -> Dict[str, int]:
+        """Forget history before `cutoff_t`, keeping each host's latest snapshot (the baseline of
+        the next delta), each target's latest probe, open events and the latest findings."""
+        out = {}
+        db = self.db
+        keep_snap = "SELECT max(id) FROM snapshots GROUP BY host_id"
+        out["snapshots"] = db.execute(f"DELETE FROM snapshots WHERE t < ? AND id NOT IN ({keep_snap})",
+                                      (cutoff_t,)).rowcount
+        out["deltas"] = db.execute("DELETE FROM deltas WHERE snapshot_id NOT IN (SELECT id FROM snapshots)").rowcount
+        out["texts"] = db.execute("DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM snapshots)").rowcount
+        out["probes"] = db.execute("DELETE FROM probes WHERE t < ? AND id NOT IN "
+                                   "(SELECT max(id) FROM probes GROUP BY host_id, target)", (cutoff_t,)).rowcount
+        out["collections"] = db.execute("DELETE FROM collections WHERE t < ? AND id NOT IN "
+                                        "(SELECT max(id) FROM collections GROUP BY host_id)", (cutoff_t,)).rowcount
+        out["events"] = db.execute("DELETE FROM events WHERE state = 'cleared' AND cleared_t < ?",
+                                   (cutoff_t,)).rowcount
+        out["findings"] = db.execute("DELETE FROM findings WHERE t < ? AND id NOT IN "
+                                     "(SELECT max(id) FROM findings GROUP BY host_id)", (cutoff_t,)).rowcount
+        out["runs"] = db.execute("DELETE FROM runs WHERE started_t < ? AND id NOT IN "
+                                 "(SELECT max(id) FROM runs WHERE status = 'ok')", (cutoff_t,)).rowcount
+        return out
+
+
+def _statements(script: str) -> List[str]:
+    """A migration script's statements (no semicolons inside them), run one by one inside
+    the migration's transaction (executescript would commit on its own)."""
+    return [s.strip() for s in script.split(";") if s.strip()]
