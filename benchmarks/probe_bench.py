@@ -217,7 +217,7 @@ def trace_mssdiag(L, cap):
     c = d.get("clamp") or {}
     if c.get("to"):
         extra += f"{'; ' if extra else ''}MSS {c['sent']}->{c['to']} after {c['changed_after']}"
-    return dict(hops=hops, wall=wall, pkts=pkts, extra=extra)
+    return dict(hops=hops, wall=wall, pkts=pkts, extra=extra, inner=d["elapsed_s"])
 
 
 def trace_scamper(L, cap):
@@ -269,7 +269,8 @@ def traces(names, runs: int, cap: float):
                              " ".join("*" if m is None else str(m) for _t, _a, m in r["hops"]),
                              min((agreement(x["hops"], want) for x in rs), key=lambda a: int(a.split("/")[0])),
                              f"{statistics.median(x['wall'] for x in rs):.2f}",
-                             int(statistics.median(x["pkts"] for x in rs)), r["extra"]])
+                             f"{statistics.median(x['inner'] for x in rs):.3f}" if all("inner" in x for x in rs)
+                             else "", int(statistics.median(x["pkts"] for x in rs)), r["extra"]])
                 print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
     return rows
 
@@ -323,7 +324,7 @@ def main() -> int:
         names = args.scenarios if args.scenarios != SEVEN else ["trace3", "clamp2", "blackhole", "multihop", "ipv6"]
         rows = traces(names, args.runs, args.cap)
         print(tabulate(rows, headers=["scenario", "tool", "per-hop MTU expected", "per-hop MTU given",
-                                      "hops right (worst run)", "wall s", "pkts out", "notes"], tablefmt="github"))
+                                      "hops right (worst run)", "wall s", "own s", "pkts out", "notes"], tablefmt="github"))
         return 0
     if args.scale:
         rows = [r for name in args.scenarios for r in scale(name, (1, 16, 256, 1000), args.runs, args.cap)]
