@@ -38,6 +38,7 @@ import argparse
 import collections
 import json
 import re
+import resource
 import shutil
 import statistics
 import sys
@@ -60,9 +61,13 @@ def tx_packets(L: lab.Lab) -> int:
     return int(L.run(L.client, ["cat", "/sys/class/net/v1a/statistics/tx_packets"]).stdout.strip() or -1)
 
 
+LAST_CPU = [0.0]     # CPU s (user + sys) of the last timed() tool: what it costs an idle core
+
+
 def timed(L: lab.Lab, argv, cap: float):
     L.run(L.client, ["ip", "-6" if ":" in L.target else "-4", "route", "flush", "cache"])
     before = tx_packets(L)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     try:
         res = L.run(L.client, argv, timeout=cap)
@@ -71,6 +76,8 @@ def timed(L: lab.Lab, argv, cap: float):
         out, done = (getattr(exc, "stdout", None) or b""), False
         out = out.decode() if isinstance(out, bytes) else out
     wall = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU[0] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return out, done, wall, tx_packets(L) - before
 
 
@@ -137,12 +144,15 @@ def startup(L, runs: int):
     out = []
     for label, argv in (("python -c pass", [sys.executable, "-c", "pass"]),
                         ("mssdiag --version", [MSSDIAG, "--version"])):
-        walls = []
+        walls, cpus = [], []
         for _ in range(runs):
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.monotonic()
             L.run(L.client, argv)
             walls.append(time.monotonic() - t0)
-        out.append((label, statistics.median(walls)))
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
+        out.append((label, statistics.median(walls), statistics.median(cpus)))
     return out
 
 
@@ -362,6 +372,7 @@ def main() -> int:
                     # so no tool pays for the one before it
                     time.sleep(args.gap)
                     rs.append(fn(L, args.cap))
+                    rs[-1]["cpu"] = LAST_CPU[0]
                 r = rs[-1]
                 wall = statistics.median(x["wall"] for x in rs)
                 inner = statistics.median(x["inner"] for x in rs) if all("inner" in x for x in rs) else None
@@ -370,13 +381,15 @@ def main() -> int:
                 rows.append([name, tool, f"{L.expect['pmtu']}{' BH' if L.expect['black_hole'] else ''}",
                              r["pmtu"] if r["pmtu"] is not None else "-", r["verdict"],
                              "yes" if ok == len(rs) else f"{ok}/{len(rs)}", f"{wall:.2f}",
+                             f"{statistics.median(x['cpu'] for x in rs):.3f}",
                              f"{inner:.3f}" if inner is not None else "", pkts, r.get("mss", ""),
                              r.get("codes", "")])
                 print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
-    print(tabulate(rows, headers=["scenario", "tool", "expected", "pmtu", "verdict", "correct", "wall s",
+    print(tabulate(rows, headers=["scenario", "tool", "expected", "pmtu", "verdict", "correct", "wall s", "cpu s",
                                   "own s", "pkts out", "mss sent/synack/used", "findings"], tablefmt="github"))
-    for label, t in starts:
-        print(f"start-up, same namespace, median: {label} {t:.3f} s")
+    for label, t, cpu in starts:
+        print(f"start-up, same namespace, median: {label} {t:.3f} s wall, {cpu:.3f} s cpu")
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}")
     for n in notes:
         print(n)
     return 0
