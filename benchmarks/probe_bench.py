@@ -61,6 +61,7 @@ def tx_packets(L: lab.Lab) -> int:
     return int(L.run(L.client, ["cat", "/sys/class/net/v1a/statistics/tx_packets"]).stdout.strip() or -1)
 
 
+NICE: list = []      # --nice N: every timed tool runs under `nice -n N` (the same for all)
 LAST_CPU = [0.0]     # CPU s (user + sys) of the last timed() tool: what it costs an idle core
 
 
@@ -70,7 +71,7 @@ def timed(L: lab.Lab, argv, cap: float):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     try:
-        res = L.run(L.client, argv, timeout=cap)
+        res = L.run(L.client, [*NICE, *argv], timeout=cap)
         out, done = res.stdout, True
     except Exception as exc:          # subprocess.TimeoutExpired: the tool gave no answer in time
         out, done = (getattr(exc, "stdout", None) or b""), False
@@ -148,7 +149,7 @@ def startup(L, runs: int):
         for _ in range(runs):
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.monotonic()
-            L.run(L.client, argv)
+            L.run(L.client, [*NICE, *argv])
             walls.append(time.monotonic() - t0)
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
@@ -324,8 +325,12 @@ def main() -> int:
     ap.add_argument("--gap", type=float, default=6.0, help="s between runs (ICMP budgets refill)")
     ap.add_argument("--scale", action="store_true", help="1, 16, 256 and 1000 targets at once per scenario")
     ap.add_argument("--trace", action="store_true", help="per-hop trace beside scamper trace -M and tracepath")
+    ap.add_argument("--nice", type=int, metavar="N", help="run every tool under `nice -n N` (e.g. -20 on a "
+                                                           "machine shared with other jobs; root)")
     args = ap.parse_args()
     MSSDIAG = args.mssdiag
+    if args.nice is not None:
+        NICE[:] = ["nice", "-n", str(args.nice)]
     missing = lab.missing_tools()
     if missing:
         print(f"probe_bench: cannot build labs: missing {', '.join(missing)}", file=sys.stderr)
