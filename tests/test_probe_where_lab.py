@@ -108,7 +108,7 @@ def test_clamp_located_on_the_second_router(tmp_path):
     assert set(hosts["vos1"]) == {"mss-clamped"}, hosts["vos1"]
     assert (f["severity"], f["confidence"]) == ("warning", "high")
     assert f["data"]["changed_after"] == "10.0.2.2" and f["data"]["to"] == 536 and f["data"]["target"] == target
-    assert "after hop 2 (10.0.2.2)" in f["title"] and f["recommendations"][0]["code"] == "net-raise-clamp"
+    assert "after hop 2 (10.0.2.2: that router" in f["title"] and f["recommendations"][0]["code"] == "net-raise-clamp"
     # the untraced probe of the same path cannot tell: the legacy rule speaks for the 536
     assert "stcp-536-nonlocal" in hosts["vos2"] and "mss-clamped" not in hosts["vos2"]
     # a loose saved file is attached to its target's address

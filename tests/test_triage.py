@@ -367,7 +367,7 @@ def test_clamp_found_by_trace_replaces_the_legacy_and_synack_guesses():
     assert codes(h) == ["mss-clamped"]
     f = only(h, "mss-clamped")
     assert (f.severity, f.confidence) == ("warning", "high")
-    assert "after hop 2 (10.0.2.2)" in f.title and f.data["changed_after"] == "10.0.2.2"
+    assert "after hop 2 (10.0.2.2: that router" in f.title and f.data["changed_after"] == "10.0.2.2"
     assert f.data["impact"]["mss_before"] == 536 and f.data["impact"]["mss_after"] == 1460
     assert f.recommendations[0].code == "net-raise-clamp" and "--set-mss 1460" in commands(f)
     # without the trace the same host is the legacy case

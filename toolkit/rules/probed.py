@@ -28,8 +28,8 @@ def clamped(host) -> List[Finding]:
             continue
         text = next((f["text"] for f in p.findings if f["code"] == "mss-clamped"), None)
         hop, ttl = c.get("changed_after"), c.get("changed_after_ttl")
-        where = (f"after hop {ttl} ({hop})" if hop else "on this host, before the SYN left" if ttl == 0
-                 else (c.get("note") or "somewhere on the path"))
+        where = (f"after hop {ttl} ({hop}: that router, or a middlebox right behind it)" if hop else
+                 "on this host, before the SYN left" if ttl == 0 else (c.get("note") or "somewhere on the path"))
         ev = [f"probe of {p.target}: " + (text or f"our SYN left with MSS {c.get('sent')} and arrived with {to} {where}")]
         ev += [f"hop {h['ttl']} ({h.get('address') or '*'}) quoted MSS {h['mss']}" for h in c.get("hops") or []
                if h.get("mss") is not None]
@@ -39,13 +39,13 @@ def clamped(host) -> List[Finding]:
         recs = []
         if limit is not None and to < limit:
             # clamped below what the path carries: every connection through it sends small segments
-            severity, title = "warning", f"a router {where} clamps the MSS to {to}; the path carries {limit}"
+            severity, title = "warning", f"the MSS is clamped to {to} {where}; the path carries {limit}"
             data["impact"] = impact.mss_change(to, limit, host.facts.rtt_s, host.facts.loss, host.facts.bandwidth_bps)
             recs.append(network.raise_clamp(hop, to, p.pmtu, p.family))
-            if to in LEGACY_MSS:
+            if to in LEGACY_MSS and text is None:    # the prober's own text says so already
                 ev.append(f"the {to}-byte segments are the clamp's doing, not a legacy host default")
         else:
-            severity, title = "info", f"a router {where} clamps the MSS to {to}, which the path carries"
+            severity, title = "info", f"the MSS is clamped to {to} {where}, which the path carries"
         conf = "high" if hop or ttl == 0 else "medium"
         out.append(Finding("mss-clamped", title, ev, conf, severity, recs, data))
     return out
