@@ -35,3 +35,13 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
          "no -p -o rfc1323=1"],
         applies_to="AIX 5.3 and later", where="root shell (-p persists)",
         caveats=["Interface-specific network options (ISNO) on the adapter override these."])]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "aix-tcp-pmtu-discover", "Turn TCP PMTU discovery on",
+        ["no -o tcp_pmtu_discover", "no -p -o tcp_pmtu_discover=1"],
+        applies_to="AIX", where="root shell (-p keeps it across reboots)",
+        caveats=["With it off AIX sends tcp_mssdflt-sized segments to non-local peers."])]

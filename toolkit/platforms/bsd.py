@@ -38,3 +38,14 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         [f"sysctl kern.ipc.maxsockbuf={2 * v}", f"sysctl net.inet.tcp.sendbuf_max={v}",
          f"sysctl net.inet.tcp.recvbuf_max={v}"],
         applies_to="FreeBSD", where="root shell; persist in /etc/sysctl.conf")]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "bsd-path-mtu-discovery", "Turn TCP PMTU discovery on",
+        ["sysctl net.inet.tcp.path_mtu_discovery", "sysctl net.inet.tcp.path_mtu_discovery=1",
+         "echo 'net.inet.tcp.path_mtu_discovery=1' >> /etc/sysctl.conf"],
+        applies_to="FreeBSD", where="root shell",
+        caveats=["Other BSDs name it differently; check their sysctl -a for pmtu."])]

@@ -38,3 +38,7 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:
     return []
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    return []   # seed 004 names no FTX tunable for it; the network fixes (clamp the MSS) apply

@@ -45,3 +45,14 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         [f"ndd -set /dev/tcp tcp_recv_hiwater_def {v}", f"ndd -set /dev/tcp tcp_xmit_hiwater_def {v}"],
         applies_to="HP-UX 11.x", where="root shell; persist in /etc/rc.config.d/nddconf",
         caveats=["Applications that set SO_RCVBUF/SO_SNDBUF themselves are not affected."])]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "hpux-ndd-pmtu-strategy-on", "Check ip_pmtu_strategy: 0 turns PMTU discovery off",
+        ["ndd -get /dev/ip ip_pmtu_strategy", "ndd -set /dev/ip ip_pmtu_strategy 1",
+         "# persist: /etc/rc.config.d/nddconf (next free index <n>), then ndd -c"] + _nddconf("ip_pmtu_strategy", 1),
+        applies_to="HP-UX 11.x", where="root shell; /etc/rc.config.d/nddconf to survive a reboot",
+        caveats=["11.00's default was 2; 11i dropped 2: keep the release's default if it is not 0."])]

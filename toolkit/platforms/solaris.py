@@ -36,3 +36,12 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
          f"ndd -set /dev/tcp tcp_xmit_hiwat {v // 2}"],
         applies_to="Solaris 10 (Solaris 11: ipadm set-prop -p max_buf= / recv_buf= / send_buf= tcp)",
         where="root shell; ndd settings are lost at reboot")]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "solaris-path-mtu-discovery", "Turn PMTU discovery on",
+        ["ndd -get /dev/ip ip_path_mtu_discovery", "ndd -set /dev/ip ip_path_mtu_discovery 1"],
+        applies_to="Solaris", where="root shell; ndd settings are lost at reboot (persist in a start-up script)")]

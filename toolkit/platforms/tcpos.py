@@ -60,3 +60,10 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:
     return []
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """--pmtud-check found no PMTU discovery: TCP_OS does none; its MSS is set to the path."""
+    if verdict == "honours" or path_mtu is None:
+        return []
+    return raise_mss(path_mtu, release)[:1]

@@ -85,3 +85,10 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:
     return []
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """--pmtud-check found no PMTU discovery: STCP does none, so min_mss is set to the path."""
+    if verdict == "honours" or path_mtu is None:
+        return []
+    return [r for r in raise_mss(path_mtu, release) if r.code != "vos-set-external-variable-ip-cp-pm"]
