@@ -61,3 +61,13 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
                  f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as the BDP lab does to "
                  f"{bdp.buffer_mib_rounded // calc.MIB} MiB.",
                  f"With BBR on a lossy path use a larger factor ({sources.BDP_LAB}: up to 4 x BDP): mssdiag calc bdp --factor 4."])]
+
+
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# /proc/net/snmp{,6}: no net-tools needed, and they are the counters of the login's network
+# namespace; a kernel without IPv6 has no snmp6, which must not fail the collection (needs a
+# Bourne-style login shell). btime: the boot time in epoch seconds.
+COLLECT = "cat /proc/net/snmp && { cat /proc/net/snmp6 2>/dev/null || true; }"
+BOOT = "grep ^btime /proc/stat"

@@ -78,3 +78,13 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         applies_to="Windows Vista / Server 2008 and later", where="elevated prompt",
         caveats=[f"The window needs to reach {bdp.bdp_bytes:,} bytes (one BDP); 'restricted' or 'disabled' "
                  "auto-tuning caps it far below that."])]
+
+
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6c. Over WinRM `raw` runs in PowerShell, over OpenSSH in cmd.exe: both
+# start powershell. The boot time in UTC, ISO 8601 (PowerShell 2.0 and later).
+COLLECT = "netstat -s"
+BOOT = ("powershell -NoProfile -Command \"[Management.ManagementDateTimeConverter]::ToDateTime("
+        "(Get-WmiObject Win32_OperatingSystem).LastBootUpTime).ToUniversalTime().ToString('yyyy-MM-ddTHH:mm:ssZ')\"")
