@@ -83,7 +83,7 @@ class FleetLab:
     """hosts namespaces h01..hNN with sshd, `down` more addresses in the inventory with no host
     behind them, a controller namespace `ctl`; all on one bridge (MTU 1500)."""
 
-    def __init__(self, hosts: int, tmp: Path, down: int = 0):
+    def __init__(self, hosts: int, tmp: Path, down: int = 0, prefix: str = "h"):
         self.tmp = Path(tmp)
         self.tag = secrets.token_hex(3)
         self.namespaces: List[str] = []
@@ -104,14 +104,14 @@ class FleetLab:
             self._keys()
             self.hosts: List[str] = []
             for i in range(1, hosts + 1):
-                name = f"h{i:02d}"
+                name = f"{prefix}{i:02d}"
                 ns = self.ns(name)
                 self.addr[name] = str(base + 10 + i)
                 self.attach(ns, self.addr[name])
                 self.hosts.append(name)
             self.dead = []
             for j in range(down):
-                name = f"h{hosts + j + 1:02d}"
+                name = f"{prefix}{hosts + j + 1:02d}"
                 self.addr[name] = str(base + 10 + hosts + j + 1)
                 self.dead.append(name)
             self.check_routes(self.ctl, [self.addr[h] for h in self.hosts + self.dead])
@@ -216,7 +216,7 @@ class FleetLab:
     # -- using
 
     def inventory(self, path: Path, hosts: Optional[Sequence[str]] = None, extra: Optional[Dict] = None,
-                  groups: Optional[Dict[str, List[str]]] = None) -> Path:
+                  groups: Optional[Dict[str, List[str]]] = None, host_vars: Optional[Dict[str, Dict]] = None) -> Path:
         names = list(hosts) if hosts is not None else self.hosts + self.dead
         common = {"ansible_user": "root", "ansible_ssh_private_key_file": str(self.key),
                   "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
@@ -224,7 +224,8 @@ class FleetLab:
                   "ansible_python_interpreter": os.path.join(sys.base_prefix, "bin", "python3"),
                   "mssdiag_os": "linux"}
         common.update(extra or {})
-        inv = {"all": {"hosts": {n: {"ansible_host": self.addr[n]} for n in names}, "vars": common}}
+        inv = {"all": {"hosts": {n: {"ansible_host": self.addr[n], **(host_vars or {}).get(n, {})} for n in names},
+                       "vars": common}}
         if groups:
             inv["all"]["children"] = {g: {"hosts": {h: {} for h in members}} for g, members in groups.items()}
         path.write_text(json.dumps(inv, indent=1))     # JSON is YAML

@@ -289,10 +289,7 @@ def probe(
     build = tempfile.mkdtemp(prefix="mssdiag-wheel-")
     try:
         if not no_install:
-            built = wheel.build(build)
-            extra.update(mssdiag_wheel=built, mssdiag_wheel_id=wheel.digest(built),
-                         mssdiag_wheels=sorted(os.path.join(os.path.abspath(wheels), n) for n in os.listdir(wheels)
-                                               if n.endswith((".whl", ".tar.gz"))) if wheels else [])
+            extra["mssdiag_bundle"], extra["mssdiag_bundle_id"] = wheel.bundle(build, wheels)
         progress = _Progress("fleet probe", quiet)
         outcome = _play(PROBE_PLAYBOOK, inventory, folder, bool(keep), extra, limit, forks, stamp, more, progress,
                         f"vantage host ({vantage!r})")

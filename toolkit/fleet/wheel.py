@@ -11,7 +11,7 @@ import base64
 import hashlib
 import os
 import zipfile
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import parsers
 import toolkit
@@ -97,3 +97,25 @@ def digest(path: str) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()[:16]
+
+
+def bundle(folder: str, dependencies: Optional[str] = None) -> Tuple[str, str]:
+    """A tar of this mssdiag's wheel and, for vantages without a package index, the wheels in
+    `dependencies` (made with `pip download -d DIR ...`): one file to copy per vantage.
+    Returns (path, id): the id (its digest) tells whether a vantage already has it."""
+    import tarfile
+    members = [build(folder)]
+    if dependencies:
+        members += sorted(os.path.join(dependencies, n) for n in os.listdir(dependencies)
+                          if n.endswith(".whl") and not n.startswith("mssdiag-"))
+    tmp = os.path.join(folder, "bundle.tar.part")
+    with tarfile.open(tmp, "w", format=tarfile.USTAR_FORMAT) as tar:
+        for path in members:
+            info = tar.gettarinfo(path, arcname=os.path.basename(path))
+            info.mtime, info.uid, info.gid, info.uname, info.gname, info.mode = 0, 0, 0, "", "", 0o644
+            with open(path, "rb") as fh:
+                tar.addfile(info, fh)
+    ident = digest(tmp)
+    path = os.path.join(folder, f"mssdiag-bundle-{ident}.tar")
+    os.replace(tmp, path)
+    return path, ident

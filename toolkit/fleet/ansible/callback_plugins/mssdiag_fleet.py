@@ -191,7 +191,7 @@ class CallbackModule(CallbackBase):
         cmd = args.get("_raw_params") or args.get("cmd") or args.get("argv")
         if isinstance(cmd, (list, tuple)):
             cmd = " ".join(str(c) for c in cmd)
-        return None if cmd is None else str(cmd)
+        return None if cmd is None else str(cmd)[:MAX_DETAIL]
 
     def v2_playbook_on_play_start(self, play):
         name = (play.get_name() or "").strip()
