@@ -379,3 +379,24 @@ def test_playbook_command_prints_a_runnable_playbook(tmp_path):
     assert index["omega"]["command"] == "netstat -statistics -protocol ip"
     stored = mssdiag("audit", "run", str(out), "--store", str(tmp_path / "a.sqlite"))
     assert stored.returncode == 4 and "omega: stale opened" in stored.stdout, stored.stderr
+
+
+def test_the_bundle_carries_the_wheel_and_the_dependencies_only(tmp_path):
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    (deps / "scapy-2.6.1-py3-none-any.whl").write_bytes(b"not really a wheel, only its bytes")
+    (deps / "mssdiag-0.0.1-py3-none-any.whl").write_bytes(b"an older mssdiag: left out")
+    (deps / "notes.txt").write_text("not a wheel")
+    import tarfile
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+    a, ida = wheel.bundle(str(tmp_path / "a"), str(deps))
+    b, idb = wheel.bundle(str(tmp_path / "b"), str(deps))
+    assert ida == idb and Path(a).name == f"mssdiag-bundle-{ida}.tar"      # reproducible: the id says it all
+    with tarfile.open(a) as tar:
+        assert sorted(tar.getnames()) == ["mssdiag-0.1.0-py3-none-any.whl", "scapy-2.6.1-py3-none-any.whl"]
+        assert {m.mtime for m in tar.getmembers()} == {0}
+    alone, idc = wheel.bundle(str(tmp_path / "c"))
+    assert idc != ida
+    with tarfile.open(alone) as tar:
+        assert tar.getnames() == ["mssdiag-0.1.0-py3-none-any.whl"]
