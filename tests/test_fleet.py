@@ -156,6 +156,25 @@ def test_uptime_boot_times_a_minute_apart_are_one_boot(tmp_path):
     assert [k for (k,) in rows(store, "SELECT kind FROM deltas")] == ["ok"]
 
 
+def test_a_store_of_schema_1_gains_boot_times(tmp_path):
+    """Stores written before boot times migrate in place; their snapshots have none."""
+    import sqlite3
+    from toolkit.audit import store as st
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    for statement in st._statements(st.MIGRATIONS[0]):
+        db.execute(statement)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO hosts(name) VALUES ('old1')")
+    db.execute("INSERT INTO snapshots(host_id, t, taken_at, time_from, moment, collected_t, source, os,"
+               " parser_version, counters, text_id) VALUES (1, 0, 'x', 'dump', 'x', 0, 's', 'linux', 'v', '{}', 1)")
+    db.commit()
+    db.close()
+    with st.Store(str(path)) as store:
+        assert store.schema_version() == st.SCHEMA_VERSION == 2
+        assert store.db.execute("SELECT boot_t FROM snapshots").fetchall() == [(None,)]
+
+
 def _probe(target: str, pmtu: int) -> dict:
     from toolkit.probe.result import ProbeResult
     return ProbeResult(target=target, address=target, pmtu=pmtu, pmtu_method="icmp", probes=9, local_mtu=1500,
@@ -282,6 +301,19 @@ def test_collect_errors_are_one_line(tmp_path):
     quote = mssdiag("fleet", "collect", "-i", str(inv), "--ansible-args", "-u 'x", "--store", str(tmp_path / "a.sqlite"))
     assert quote.returncode == 2 and quote.stderr.startswith("mssdiag: --ansible-args")
     assert not rows(tmp_path / "a.sqlite", "SELECT 1 FROM snapshots") if (tmp_path / "a.sqlite").exists() else True
+
+
+@needs_ansible
+def test_a_hung_host_times_out_alone(tmp_path):
+    inv = inventory(tmp_path / "inv.json", {"hung": {"mssdiag_os": "linux", "mssdiag_command": "sleep 30"},
+                                            "fine": {"mssdiag_os": "linux"}})
+    t0 = time.monotonic()
+    done = mssdiag("fleet", "collect", "-i", str(inv), "--timeout", "2", "--store", str(tmp_path / "a.sqlite"))
+    assert time.monotonic() - t0 < 25
+    assert done.returncode == 3, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("mssdiag: hung: failed: ") and "timed out" in line.lower(), line
+    assert rows(tmp_path / "a.sqlite", "SELECT h.name FROM snapshots s JOIN hosts h ON h.id = s.host_id") == [("fine",)]
 
 
 @needs_ansible

@@ -62,10 +62,14 @@ def test_collect_a_namespace_fleet_and_see_fragmentation_on_exactly_two_hosts(tm
         store = tmp_path / "audit.sqlite"
         t0 = (int(time.time()) // 60) * 60
         first = mssdiag_in(lab, "fleet", "collect", "-i", str(inv), "--store", str(store), "--forks", "12",
-                           "--now", utc(t0))
+                           "--now", utc(t0), "--dir", str(tmp_path / "runs"))
         assert first.returncode == 3, first.stderr                  # one host down, the others stored
         assert first.stderr.splitlines() == [l for l in first.stderr.splitlines() if l.startswith("mssdiag: h12: ")]
         assert first.stderr.startswith("mssdiag: h12: unreachable: ") and first.stderr.count("\n") == 1
+        texts = {p.name.split("--")[0]: p.read_text() for p in tmp_path.glob("runs/*/h*--*.txt")}
+        assert sorted(texts) == lab.hosts
+        for name, text in texts.items():      # the command's output alone: no pty CRs, no ssh chatter
+            assert text.startswith("Ip: Forwarding") and "\r" not in text and "Shared connection" not in text, name
         snaps = rows(store, "SELECT h.name, s.counters FROM snapshots s JOIN hosts h ON h.id = s.host_id ORDER BY h.name")
         assert [n for n, _ in snaps] == lab.hosts
         # each host's counters are its own namespace's: a few SSH sessions' worth, nothing like the machine's

@@ -143,8 +143,6 @@ def _finish(status, failed: int, jsonl: bool, prom_file: Optional[str], quiet: b
         code = 0
     except typer.Exit as exc:
         code = exc.exit_code
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
     if failed and code in (0, 4):
         code = 3
     if code:
