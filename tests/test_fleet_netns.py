@@ -77,8 +77,8 @@ def test_collect_a_namespace_fleet_and_see_fragmentation_on_exactly_two_hosts(tm
             assert json.loads(counters)["ipv4"]["ReasmReqds"] == 0, name
         coll = dict(rows(store, "SELECT h.name, c.status FROM collections c JOIN hosts h ON h.id = c.host_id"))
         assert coll == {**{h: "ok" for h in lab.hosts}, "h12": "unreachable"}
-        assert rows(store, "SELECT h.name FROM events e JOIN hosts h ON h.id = e.host_id WHERE e.state = 'open'") \
-            == [("h12",)]
+        assert rows(store, "SELECT h.name, e.type FROM events e JOIN hosts h ON h.id = e.host_id"
+                           " WHERE e.state = 'open'") == [("h12", "stale")]        # unreachable: stale, not silence
 
         # fragmented traffic between two of the namespaces (sent inside h01, over the lab's bridge)
         lab.check_routes(lab.host_ns("h01"), [lab.addr["h02"]])
@@ -99,6 +99,8 @@ def test_collect_a_namespace_fleet_and_see_fragmentation_on_exactly_two_hosts(tm
         frag = rows(store, "SELECT h.name FROM events e JOIN hosts h ON h.id = e.host_id"
                            " WHERE e.type = 'fragmentation' AND e.state = 'open' ORDER BY h.name")
         assert frag == [("h01",), ("h02",)]
+        assert rows(store, "SELECT h.name, e.type FROM events e JOIN hosts h ON h.id = e.host_id WHERE e.state = 'open'"
+                           " AND e.type <> 'fragmentation'") == [("h12", "stale")]
         opened = sorted(line.split(":")[0] for line in second.stdout.splitlines())
         assert opened == ["h01", "h02"], second.stdout     # under cron: only the news
 
