@@ -107,12 +107,21 @@ def _close_masters(folder: str) -> None:
         sockets = [os.path.join(folder, n) for n in os.listdir(folder)]
     except OSError:
         return
-    for sock in sockets:
+    asked = []
+    for sock in sockets:             # all at once: one per host, each a local socket's round trip
         try:
-            subprocess.run(["ssh", "-o", f"ControlPath={sock}", "-O", "exit", "mssdiag-fleet"],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+            asked.append(subprocess.Popen(["ssh", "-o", f"ControlPath={sock}", "-O", "exit", "mssdiag-fleet"],
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL))
+        except OSError:
+            break
+    deadline = time.monotonic() + 10
+    for proc in asked:
+        try:
+            proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
     shutil.rmtree(folder, ignore_errors=True)
 
 
