@@ -9,6 +9,15 @@ from toolkit.findings import Recommendation
 NAME = "aix"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# `env` sets the C locale from any login shell (ksh, csh): AIX's netstat and uptime
+# speak the locale's language otherwise. uptime: the boot time to the minute.
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "env LC_ALL=C uptime"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, "AIX does PMTU discovery (tcp_pmtu_discover=1); tcp_mssdflt applies only without it"
 

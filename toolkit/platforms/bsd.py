@@ -9,6 +9,15 @@ from toolkit.findings import Recommendation
 NAME = "bsd"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# kern.boottime: `{ sec = 1700000000, usec = 0 } ...` (FreeBSD, macOS), the bare epoch
+# (OpenBSD): the boot time to the second.
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "sysctl -n kern.boottime"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, "BSD stacks advertise their MTU's MSS and do PMTU discovery"
 

@@ -14,6 +14,14 @@ from toolkit.findings import Recommendation
 NAME = "hpux"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6f. uptime: the boot time to the minute.
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "env LC_ALL=C uptime"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, f"HP-UX advertises 1460 on Ethernet and does PMTU discovery ({sources.MSS})"
 

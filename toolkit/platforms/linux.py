@@ -86,3 +86,13 @@ def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family:
         caveats=["The host kept sending DF segments too big for the announced MTU: its firewall drops the ICMP, "
                  "or ip_no_pmtu_disc is 2.",
                  "net.ipv4.tcp_mtu_probing=1 makes it recover even without the ICMP (after a stall)."])]
+
+
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# /proc/net/snmp{,6}: no net-tools needed, and they are the counters of the login's network
+# namespace; a kernel without IPv6 has no snmp6, which must not fail the collection (needs a
+# Bourne-style login shell). btime: the boot time in epoch seconds.
+COLLECT = "cat /proc/net/snmp && { cat /proc/net/snmp6 2>/dev/null || true; }"
+BOOT = "grep ^btime /proc/stat"

@@ -9,6 +9,14 @@ from toolkit.findings import Recommendation
 NAME = "solaris"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# kstat: the boot time in epoch seconds (Solaris 8 and later, illumos).
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "kstat -p unix:0:system_misc:boot_time"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, "Solaris advertises its MTU's MSS and does PMTU discovery"
 

@@ -14,6 +14,15 @@ from toolkit.platforms import before
 NAME = "tcpos"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6b (TCP_OS on VOS). No boot-time command known to us: a reboot is
+# recognised by the counters going down.
+COLLECT = "netstat -s"
+BOOT = None
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     if local:
         return None, "TCP_OS uses the full MSS for peers on the same subnet"
