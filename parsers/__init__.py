@@ -147,6 +147,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
     warned: set = set()
     index = 0
     shapes = SHAPES if fast else None
+    seen: dict = {}
 
     def skip(line: int, why: str) -> None:
         if skipped is not None:
@@ -202,7 +203,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         last = module.META.name
         snap = snapshot(module.META, reading, chunk, source, index)
         if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
-                and shapes.wants(chunk.origin, module.META.name, note, forced is not None):
+                and shapes.wants(seen, chunk.origin, module.META.name, note, forced is not None):
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
         yield snap
         index += 1

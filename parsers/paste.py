@@ -136,15 +136,12 @@ _ASCII_TRIGGERS = "&<\\\f`~"
 _LONG_NL = re.compile(r"\n[^\n]{%d}" % FLAT_MIN)
 
 
+_PAGE_CAND = re.compile("[pP](?:age|AGE)")
+
+
 def _page_candidate(text: str) -> bool:
     """Some "age"/"AGE" right after a p or P: where _drop_page_lines looks."""
-    for word in ("age", "AGE"):
-        i = text.find(word, 1)
-        while i != -1:
-            if text[i - 1] in "pP":
-                return True
-            i = text.find(word, i + 3)
-    return False
+    return _PAGE_CAND.search(text) is not None
 
 
 def _long_line(text: str) -> bool:

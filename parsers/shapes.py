@@ -96,7 +96,6 @@ class Shapes:
         self.any = False
         self.longest = 0
         self.hits = 0
-        self.seen: Dict[tuple, int] = {}      # texts read in full, by shape: learn on the second one
 
     def lookup(self, dated: bool, key: str) -> List[Shape]:
         return self.by_key.get((dated, key), ())
@@ -113,18 +112,20 @@ class Shapes:
     def clear(self) -> None:
         self.__init__()
 
-    def wants(self, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
-        """True the second time a snapshot of this shape (module, digits aside) is read in full."""
+    def wants(self, seen: dict, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
+        """True the second time a snapshot of this shape (module, digits aside) is read in full
+        in one text (`seen`: that text's counts): a shape is worth learning where it repeats, and
+        a file of one snapshot would pay for learning and never use it."""
         text = origin.text
         if len(text) > MAX_TEXT:
             return False
         if origin.first_date:       # the date line is not part of the shape (Mon or Tue, Jan or Feb)
             text = text[text.find("\n") + 1:]
         key = (module_name, note, forced, origin.first_date, text.encode("utf-8", "replace").translate(None, _DIGITS_B))
-        n = self.seen.get(key, 0) + 1
-        if len(self.seen) > 4096:
-            self.seen.clear()
-        self.seen[key] = n
+        n = seen.get(key, 0) + 1
+        if len(seen) > 4096:
+            seen.clear()
+        seen[key] = n
         return n == 2
 
 

@@ -538,6 +538,7 @@ class Splitter:
         self.cut: Optional[int] = None     # line number of a last line with no end (cut?)
         self.shapes = shapes
         self.fresh: Optional[int] = 0 if shapes is not None else None   # try the shapes here
+        self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
 
     # ---------------------------------------------------------------- feeding
 
@@ -678,7 +679,9 @@ class Splitter:
                 # What ends it must be what the full scan would end it at: a date or command line.
                 nl = find("\n", end, limit)
                 if nl == -1:
-                    return at, at
+                    if not final:
+                        return at, at    # that line is not all here yet
+                    break                # a last line cut short: the full scan reads it
                 nxt = text[end:nl]
                 iso = fast_iso(nxt) if nxt[:1].isalpha() else None
                 if iso is None:
@@ -725,16 +728,22 @@ class Splitter:
             if pos >= limit:
                 break
             # a window of whole lines, cleaned, lower-cased: candidates are looked for only in it
+            # (kept while the text stays: a scan that stops at a snapshot for the shapes goes on in it)
             text = self.text
-            stop = min(limit, pos + WINDOW)
-            if stop < limit:
-                nl = text.find("\n", stop, limit)
-                stop = limit if nl == -1 else nl + 1
-            base = pos
-            low = text[base:stop].lower()
+            win = self._win
+            if win is not None and win[0] is text and win[1] <= pos < win[2] <= limit:
+                _, base, stop, low = win
+            else:
+                stop = min(limit, pos + WINDOW)
+                if stop < limit:
+                    nl = text.find("\n", stop, limit)
+                    stop = limit if nl == -1 else nl + 1
+                base = pos
+                low = text[base:stop].lower()
+                self._win = (text, base, stop, low)
             nxt = {}
             for rx, kind in finders:
-                m = rx.search(low, 0)
+                m = rx.search(low, pos - base)
                 nxt[kind] = m.start() + base if m else None
             while True:
                 live = [(at, kind) for kind, at in nxt.items() if at is not None]

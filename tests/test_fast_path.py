@@ -1,8 +1,9 @@
 """The per-shape fast path (parsers/shapes.py) gives exactly what the full path gives.
 
-Every fixture dump is read as it is, three times over (the shapes are learnt from the first
-two readings), then as a cron log of its snapshots with every counter moving, with and
-without --os; and a generated mixed cron log of every OS. The fast path's snapshots and
+Every fixture dump is read as it is, three times over (a dump of several snapshots teaches
+its shapes), then as a cron log of its snapshots with every counter moving (a shape is
+learnt from its second snapshot in a text and matched from the third), with and without
+--os; and a generated mixed cron log of every OS, whole and as a trickling stream. The fast path's snapshots and
 warnings must equal the full path's (`iter_parse(fast=False)`), byte for byte as JSON, and
 the fast path must really have matched snapshots (else this test would prove nothing).
 """
@@ -102,3 +103,13 @@ def test_one_host_cron_log_is_nearly_all_fast(fresh_shapes):
     want = run(log, None, fast=False)
     assert run(log, None, fast=True) == want
     assert fresh_shapes.hits >= 190
+
+
+@pytest.mark.parametrize("raw,os_name", FIXTURES, ids=[str(r.relative_to(NETSTAT)) for r, _ in FIXTURES])
+def test_fast_path_equals_full_path_on_damaged_dumps_once_shapes_are_known(raw, os_name, fresh_shapes):
+    from test_hostile import mutations
+    text = decode(raw.read_bytes())
+    run(text + text + text, None, fast=True)            # its shapes are learnt, if it has any
+    run(cron_log([text], 4), None, fast=True)
+    for kind, bad in mutations(text + text + text, random.Random(raw.name), 12):
+        assert run(bad, None, fast=True) == run(bad, None, fast=False), kind
