@@ -12,8 +12,9 @@ runs, as separate processes:
   python: a bare `for line in file` loop              (the floor for any Python reader)
   grep -c -i 'reassembl' FILE                         (what an engineer would run instead)
 
-and prints MB/s, snapshots/s (files/s for the directory) and peak RSS for each, side by
-side; with --repeat N, each figure is the median of N runs.
+and prints MiB/s (wall), MiB and snapshots (files for the directory) per CPU second (what
+a shared, loaded machine still measures fairly) and peak RSS for each, side by side; with
+--repeat N, each figure is the median of N runs.
 
   .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--files 10000]
                                              [--repeat 1] [--keep DIR]
@@ -71,7 +72,7 @@ def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
 
 
 def run(argv, stdout=subprocess.DEVNULL):
-    """Wall seconds, peak RSS (MiB), exit code and stderr of one command."""
+    """Wall seconds, CPU seconds, peak RSS (MiB), exit code and stderr of one command."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
     if stdout == subprocess.PIPE:
@@ -80,7 +81,7 @@ def run(argv, stdout=subprocess.DEVNULL):
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
-    return seconds, usage.ru_maxrss / 1024, code, err
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code, err
 
 
 LIB = ("import os, sys, parsers\nfrom parsers.text import open_text\n"
@@ -110,18 +111,19 @@ def measure(label: str, path: Path, snaps: int, repeat: int = 1, files: int = 0)
                        ("parsers.iter_parse (library)", [PYTHON, "-c", LIB, str(path)]),
                        ("python line loop", [PYTHON, "-c", LOOP, str(path)]),
                        ("grep -c -i reassembl", grep)):
-        times, rsses = [], []
+        times, cpus, rsses = [], [], []
         for _ in range(repeat):
             # GNU grep stops at the first match when its output is /dev/null: give it a pipe.
-            seconds, rss, code, err = run(argv, subprocess.PIPE if tool.startswith("grep") else subprocess.DEVNULL)
+            seconds, cpu, rss, code, err = run(argv, subprocess.PIPE if tool.startswith("grep") else subprocess.DEVNULL)
             if code not in (0, 1):
                 print(f"{tool}: exit {code}: {err.strip()[:200]}", file=sys.stderr)
             times.append(seconds)
+            cpus.append(cpu)
             rsses.append(rss)
-        seconds = median(times)
+        seconds, cpu = median(times), max(median(cpus), 1e-3)
         per = files if files else snaps
-        rows.append((label, tool, size / 2**20, seconds, size / 2**20 / seconds,
-                     per / seconds if tool.startswith(("mssdiag", "parsers")) else None, median(rsses)))
+        rows.append((label, tool, size / 2**20, seconds, size / 2**20 / seconds, size / 2**20 / cpu,
+                     per / cpu if tool.startswith(("mssdiag", "parsers")) else None, median(rsses)))
     return rows
 
 
@@ -173,7 +175,7 @@ def main() -> None:
         if not args.keep:
             shutil.rmtree(folder)
     from tabulate import tabulate
-    print(tabulate(rows, headers=["input", "tool", "MiB", "seconds", "MiB/s", "snapshots/s", "peak RSS MiB"],
+    print(tabulate(rows, headers=["input", "tool", "MiB", "seconds", "MiB/s", "MiB/CPU-s", "snapshots/CPU-s", "peak RSS MiB"],
                    floatfmt=".1f"))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one process per tool, one core each")
 
