@@ -1,9 +1,10 @@
 """The per-shape fast path: snapshots that differ from a known one only in their numbers.
 
 A cron log of one host is the same text again and again with other digits, so after the
-full path (splitter, detection, the OS parser) has read a snapshot of a shape twice, the
-shape is learnt: its text becomes one regular expression in which every number is a digit
-run, and the numbers that feed the output are groups. Every later snapshot of that shape is
+full path (splitter, detection, the OS parser) has read a snapshot of a shape twice in one
+text, the shape is learnt (for the rest of the run: every file, every input): its text
+becomes one regular expression in which every number is a possessive digit run (a near miss
+never backtracks), and the numbers that feed the output are groups. Every later snapshot of that shape is
 one C-level match plus one comparison of its digit-free bytes, and its Snapshot is the
 template's with those numbers put in. Anything else -- a line more or less, another word, a
 number in a place where the parser does more than copy it -- does not match and goes the
@@ -25,7 +26,8 @@ every real-form case and a generated cron log and requires the same output):
   the set in halves until the culprits are alone.
 - A match is accepted only where the full scan would end the snapshot too (a date or
   command line follows, or the end of the text), and with the OS verdict the full path
-  would give it (parsers/__init__.py checks before using it).
+  would give it: the text's own verdict for the shape's signature (parsers/__init__.py
+  checks before using it; a shape's first snapshot in a text goes the full path).
 
 The regular expression checks where the digit runs are (`.{n}` between `[0-9]{1,19}`);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
