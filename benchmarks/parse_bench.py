@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """Offline parsing throughput and memory, beside `grep -c` over the same bytes.
 
-Builds two inputs from the real dumps under fixtures/netstat/ (every OS, each snapshot
+Builds three inputs from the real dumps under fixtures/netstat/ (every OS, each snapshot
 dated as a cron job would append it, every counter value moving from one snapshot to the
-next): a mixed corpus (default 256 MiB) and one large cron log (default 1 GiB). For each
-it runs, as separate processes:
+next): a mixed corpus (default 256 MiB), one large cron log of one host (default 1 GiB)
+and a directory of small dumps, one snapshot a file (default 10,000 files). For each it
+runs, as separate processes:
 
   mssdiag parse FILE --format jsonl > /dev/null      (the whole job: split, detect, parse, JSON)
   python: parsers.iter_parse over the file            (library only, no output)
+  python: a bare `for line in file` loop              (the floor for any Python reader)
   grep -c -i 'reassembl' FILE                         (what an engineer would run instead)
 
-and prints MB/s, snapshots/s and peak RSS for each, side by side.
+and prints MiB/s (wall), MiB and snapshots (files for the directory) per CPU second (what
+a shared, loaded machine still measures fairly) and peak RSS for each, side by side; with
+--repeat N, each figure is the median of N runs.
 
-  .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--keep DIR]
+  .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--files 10000]
+                                             [--repeat 1] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -67,7 +72,7 @@ def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
 
 
 def run(argv, stdout=subprocess.DEVNULL):
-    """Wall seconds, peak RSS (MiB), exit code and stderr of one command."""
+    """Wall seconds, CPU seconds, peak RSS (MiB), exit code and stderr of one command."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
     if stdout == subprocess.PIPE:
@@ -76,33 +81,70 @@ def run(argv, stdout=subprocess.DEVNULL):
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
-    return seconds, usage.ru_maxrss / 1024, code, err
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code, err
 
 
-LIB = ("import sys, parsers\nfrom parsers.text import open_text\n"
-       "n = sum(1 for _ in parsers.iter_parse(open_text(open(sys.argv[1], 'rb'))))\nprint(n)")
+LIB = ("import os, sys, parsers\nfrom parsers.text import open_text\n"
+       "paths = [os.path.join(sys.argv[1], n) for n in sorted(os.listdir(sys.argv[1]))] "
+       "if os.path.isdir(sys.argv[1]) else [sys.argv[1]]\n"
+       "n = 0\nfor p in paths:\n    with open(p, 'rb') as f:\n"
+       "        n += sum(1 for _ in parsers.iter_parse(open_text(f)))\nprint(n)")
+LOOP = ("import os, sys\n"
+        "paths = [os.path.join(sys.argv[1], n) for n in sorted(os.listdir(sys.argv[1]))] "
+        "if os.path.isdir(sys.argv[1]) else [sys.argv[1]]\n"
+        "n = 0\nfor p in paths:\n    with open(p, encoding='utf-8', errors='replace') as f:\n"
+        "        for line in f:\n            n += 1\nprint(n)")
 
 
-def measure(label: str, path: Path, snaps: int):
-    size = path.stat().st_size
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def measure(label: str, path: Path, snaps: int, repeat: int = 1, files: int = 0):
+    """Rows for one input; `path` is a file, or a directory of `files` files."""
+    size = sum(p.stat().st_size for p in path.iterdir()) if path.is_dir() else path.stat().st_size
     rows = []
     mssdiag = [str(Path(PYTHON).parent / "mssdiag"), "parse", str(path), "--format", "jsonl"]
+    grep = ["grep", "-c", "-i", "-r" if path.is_dir() else "-s", "reassembl", str(path)]
     for tool, argv in (("mssdiag parse --format jsonl", mssdiag),
                        ("parsers.iter_parse (library)", [PYTHON, "-c", LIB, str(path)]),
-                       ("grep -c -i reassembl", ["grep", "-c", "-i", "reassembl", str(path)])):
-        # GNU grep stops at the first match when its output is /dev/null: give it a pipe.
-        seconds, rss, code, err = run(argv, subprocess.PIPE if tool.startswith("grep") else subprocess.DEVNULL)
-        if code not in (0, 1):
-            print(f"{tool}: exit {code}: {err.strip()[:200]}", file=sys.stderr)
-        rows.append((label, tool, size / 2**20, seconds, size / 2**20 / seconds,
-                     snaps / seconds if "grep" not in tool else None, rss))
+                       ("python line loop", [PYTHON, "-c", LOOP, str(path)]),
+                       ("grep -c -i reassembl", grep)):
+        times, cpus, rsses = [], [], []
+        for _ in range(repeat):
+            # GNU grep stops at the first match when its output is /dev/null: give it a pipe.
+            seconds, cpu, rss, code, err = run(argv, subprocess.PIPE if tool.startswith("grep") else subprocess.DEVNULL)
+            if code not in (0, 1):
+                print(f"{tool}: exit {code}: {err.strip()[:200]}", file=sys.stderr)
+            times.append(seconds)
+            cpus.append(cpu)
+            rsses.append(rss)
+        seconds, cpu = median(times), max(median(cpus), 1e-3)
+        per = files if files else snaps
+        rows.append((label, tool, size / 2**20, seconds, size / 2**20 / seconds, size / 2**20 / cpu,
+                     per / cpu if tool.startswith(("mssdiag", "parsers")) else None, median(rsses)))
     return rows
+
+
+def write_files(folder: Path, count: int, dumps, seed: int = 2) -> int:
+    """`count` small dumps, one snapshot each, every OS in turn, numbers moving. Returns files."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        os_name, text = dumps[i % len(dumps)]
+        step = rng.randint(1, 10_000)
+        body = NUMBER.sub(lambda m: str(int(m.group(0)) + step), text)
+        (folder / f"host{i:05d}-{os_name}.txt").write_text(body)
+    return count
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus-mb", type=int, default=256)
     ap.add_argument("--big-mb", type=int, default=1024, help="0 skips the large-file run")
+    ap.add_argument("--files", type=int, default=10000, help="small dumps in the directory run (0 skips it)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per figure (the median is printed)")
     ap.add_argument("--keep", type=Path, help="write the inputs here and keep them")
     args = ap.parse_args()
     dumps = templates()
@@ -113,18 +155,27 @@ def main() -> None:
     rows = []
     corpus = work / "corpus-mixed.log"
     n = write_corpus(corpus, args.corpus_mb * 2**20, dumps)
-    rows += measure(f"mixed corpus ({n} snapshots)", corpus, n)
+    rows += measure(f"mixed corpus ({n} snapshots)", corpus, n, args.repeat)
     if not args.keep:
         corpus.unlink()
     if args.big_mb:
         linux = [d for d in dumps if d[0] == "linux" and "Tcp:" in d[1]][:1] or dumps[:1]
         big = work / "cron-linux-big.log"
         n = write_corpus(big, args.big_mb * 2**20, linux)
-        rows += measure(f"one cron log ({n} snapshots)", big, n)
+        rows += measure(f"one cron log ({n} snapshots)", big, n, args.repeat)
         if not args.keep:
             big.unlink()
+    if args.files:
+        import shutil
+        folder = work / "small-dumps"
+        if folder.exists():
+            shutil.rmtree(folder)
+        n = write_files(folder, args.files, dumps)
+        rows += measure(f"{n} small dumps (files/s)", folder, n, args.repeat, files=n)
+        if not args.keep:
+            shutil.rmtree(folder)
     from tabulate import tabulate
-    print(tabulate(rows, headers=["input", "tool", "MiB", "seconds", "MiB/s", "snapshots/s", "peak RSS MiB"],
+    print(tabulate(rows, headers=["input", "tool", "MiB", "seconds", "MiB/s", "MiB/CPU-s", "snapshots/CPU-s", "peak RSS MiB"],
                    floatfmt=".1f"))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one process per tool, one core each")
 

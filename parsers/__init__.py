@@ -13,9 +13,10 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Un
 
 from .base import read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
+from .shapes import Shapes, learn, read_alone
 from .text import DAMAGED, Chunk, line_shape, split
 
-_SHARED = {"base", "model", "text"}
+_SHARED = {"base", "model", "text", "paste", "shapes"}
 
 
 def _discover() -> Dict[str, ModuleType]:
@@ -31,6 +32,41 @@ def _discover() -> Dict[str, ModuleType]:
 
 
 REGISTRY: Dict[str, ModuleType] = _discover()
+
+
+class _OncePerText:
+    """`score`, computed once for the text being detected: the BSD family's score is the
+    start of five detectors (bsd, aix, ftx, hpux, tcpos), all given the same text object.
+    The text is held only until detect() is done with it."""
+
+    def __init__(self, score: Callable[[str], float]):
+        self.__wrapped__ = score
+        self.last: tuple = (None, 0.0)
+
+    def __call__(self, text: str) -> float:
+        held = self.last            # one read: another thread may replace it, never half of it
+        if held[0] is text:
+            return held[1]
+        value = self.__wrapped__(text)
+        self.last = (text, value)
+        return value
+
+    def forget(self) -> None:
+        self.last = (None, 0.0)
+
+
+def _share_family_score() -> Callable[[], None]:
+    """Install the shared BSD-family score; returns what forgets its text."""
+    from . import bsdstyle
+    score = getattr(bsdstyle, "family_score", None)
+    if score is None:
+        return lambda: None
+    if not isinstance(score, _OncePerText):
+        score = bsdstyle.family_score = _OncePerText(score)
+    return score.forget
+
+
+_FORGET = _share_family_score()
 MIN_SCORE = 0.2
 
 
@@ -48,6 +84,7 @@ def get(name: str) -> ModuleType:
 def detect(text: str) -> List[Tuple[str, float]]:
     """Every parser's score for `text`, best first (scores below MIN_SCORE left out)."""
     scores = [(name, float(module.detect(text))) for name, module in REGISTRY.items()]
+    _FORGET()
     return sorted((s for s in scores if s[1] >= MIN_SCORE), key=lambda s: -s[1])
 
 
@@ -56,25 +93,97 @@ def _signature(chunk: Chunk) -> Tuple[str, ...]:
     return tuple(line_shape(line) for line in chunk.lines[:6])
 
 
+# Every parser's scores for a text, for every text read in this process (files, inputs,
+# stdin), "no parser" included: many files of one kind cost one detection. Keyed by the
+# exact text detect() sees, so a text always gets the scores detect() would give it.
+_DETECTED: Dict[str, List[Tuple[str, float]]] = {}
+_DETECTED_SIZE = [0]
+MAX_DETECTED = 16 << 20      # characters of text kept as keys; the cache starts over past it
+MAX_DETECT_KEY = 64 << 10    # a longer text is detected every time
+# Shapes learnt from the snapshots read in full (parsers/shapes.py), for every text read in
+# this process; iter_parse(fast=False) reads everything in full (what tests compare against).
+SHAPES = Shapes()
+
+
+def detect_cached(text: str) -> List[Tuple[str, float]]:
+    """detect(text), remembered for the run (callers must not change the list)."""
+    ranked = _DETECTED.get(text)
+    if ranked is None:
+        ranked = detect(text)
+        if len(text) <= MAX_DETECT_KEY:
+            if _DETECTED_SIZE[0] + len(text) > MAX_DETECTED:
+                _DETECTED.clear()
+                _DETECTED_SIZE[0] = 0
+            _DETECTED[text] = ranked
+            _DETECTED_SIZE[0] += len(text)
+    return ranked
+
+
+def _verdict(ranked: List[Tuple[str, float]], last: Optional[str]) -> Tuple[ModuleType, Optional[str]]:
+    """The parser for a snapshot with these scores after a snapshot read as `last`, and the
+    "ambiguous" note when another parser scores as well."""
+    best = ranked[0]
+    if last is not None and any(n == last and s >= best[1] - 0.15 for n, s in ranked):
+        return REGISTRY[last], None
+    close = [n for n, s in ranked[1:] if s >= best[1] - 0.05]
+    note = (f"OS is ambiguous from this text ({', '.join([best[0]] + close)}); read as {best[0]}; "
+            "use --os to choose") if close else None
+    return REGISTRY[best[0]], note
+
+
+def _reading(module: ModuleType, note: Optional[str], chunk: Chunk, forced: bool,
+             warn: Callable[[str], None], skip: Callable[[int, str], None]):
+    """The Reading of one snapshot read in full by `module`, or None (said through warn/skip)."""
+    try:
+        reading = read_chunk(module.read, chunk)
+    except ParseError as exc:
+        warn(f"line {chunk.line}: {exc}")
+        return None
+    if reading.ipv4 is None and reading.ipv6 is None:
+        skip(chunk.line, f"{module.META.title} text without IP counters")
+        return None
+    if forced and not any(v is not None for fam in (reading.ipv4, reading.ipv6) if fam for v in fam.values()):
+        guess = detect("\n".join(chunk.lines))
+        warn(f"line {chunk.line}: --os {module.META.name}: this text holds none of its counters"
+             + (f" ({reading.warnings[0]})" if reading.warnings else "")
+             + (f"; it reads as {guess[0][0]}" if guess and guess[0][0] != module.META.name else "")
+             + "; skipped")
+        return None
+    bad = next((i for i, line in enumerate(chunk.lines) if DAMAGED in line), None)
+    if bad is not None:
+        reading.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
+                                f"{chunk.lines[bad].strip()[:60]!r}; what it held is unknown")
+    if note:
+        reading.warnings.append(note)
+    return reading
+
+
 def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional[str] = None,
                warn: Callable[[str], None] = lambda message: None,
-               skipped: Optional[List[int]] = None, prefer: Optional[str] = None) -> Iterator[Snapshot]:
+               skipped: Optional[List[int]] = None, prefer: Optional[str] = None,
+               fast: bool = True) -> Iterator[Snapshot]:
     """Snapshots from text, a text stream or lines, in constant memory.
 
     The OS is detected per snapshot (a file may mix hosts); a snapshot whose text fits
     the OS of the one before keeps it, so `| grep frag` excerpts after a full dump stay
-    with that dump's OS, and a snapshot shaped like an earlier one reuses its verdict.
+    with that dump's OS, and a snapshot shaped like an earlier one reuses its scores.
     `os` forces a parser; `prefer` (the host's known OS) only wins where the text fits it
     as well as the best guess, so a VOS host's TCP_OS dump is still read as TCP_OS.
     `warn` receives one line per problem (each distinct problem once), naming the line.
     Blocks of text that no parser reads are appended to `skipped` (their first line
-    numbers) when a list is given, else warned about one by one.
+    numbers) when a list is given, else warned about one by one. Snapshots of a shape
+    read twice before are matched whole (parsers/shapes.py); `fast=False` reads every
+    snapshot in full, for the same result.
     """
     forced = get(os) if os else None
     last: Optional[str] = prefer if prefer in REGISTRY else None
+    # a text's verdicts by signature: a snapshot shaped like an earlier one of this text
+    # gets its parser and note
     verdicts: Dict[Tuple[str, ...], Tuple[ModuleType, Optional[str]]] = {}
     warned: set = set()
     index = 0
+    shapes = SHAPES if fast else None
+    seen: dict = {}
 
     def skip(line: int, why: str) -> None:
         if skipped is not None:
@@ -82,9 +191,30 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         else:
             warn(f"line {line}: {why}; skipped (use --os to force one)")
 
+    def said(note: Optional[str], line: int) -> None:
+        if note and note not in warned:
+            warned.add(note)
+            warn(f"line {line}: {note}")
+
     notes: List[str] = []
-    for chunk in split(lines, notes):
+    for chunk in split(lines, notes, shapes):
+        shape = chunk.fast
+        if shape is not None:
+            # a known shape: used when the full path would read it with the shape's parser
+            # and note (the first snapshot of a shape in a text goes the full path)
+            if forced is not None:
+                usable = shape.forced and shape.module is forced
+            else:
+                usable = not shape.forced and verdicts.get(shape.sig) == (shape.module, shape.note)
+            if usable:
+                said(shape.note, chunk.line)
+                last = shape.os
+                yield shape.build(chunk, source, index)
+                index += 1
+                continue
+            chunk.fast = None                   # read it in full
         note = None
+        sig = None
         if forced is not None:
             module = forced
         else:
@@ -93,52 +223,41 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             if cached is not None:
                 module, note = cached
             else:
-                ranked = detect("\n".join(chunk.lines))
+                ranked = detect_cached("\n".join(chunk.lines))
                 if not ranked:
                     skip(chunk.line, "text with numbers that no parser recognizes")
                     continue
-                best = ranked[0]
-                if last is not None and any(n == last and s >= best[1] - 0.15 for n, s in ranked):
-                    module = REGISTRY[last]
-                else:
-                    module = REGISTRY[best[0]]
-                    close = [n for n, s in ranked[1:] if s >= best[1] - 0.05]
-                    if close:
-                        note = (f"OS is ambiguous from this text ({', '.join([best[0]] + close)}); "
-                                f"read as {best[0]}; use --os to choose")
+                module, note = _verdict(ranked, last)
                 if len(verdicts) < 256:
                     verdicts[sig] = (module, note)
-        try:
-            reading = read_chunk(module.read, chunk)
-        except ParseError as exc:
-            warn(f"line {chunk.line}: {exc}")
+                else:
+                    sig = None                  # not remembered: no shape for it
+        reading = _reading(module, note, chunk, forced is not None, warn, skip)
+        if reading is None:
             continue
-        if reading.ipv4 is None and reading.ipv6 is None:
-            skip(chunk.line, f"{module.META.title} text without IP counters")
-            continue
-        if forced is not None and not any(v is not None for fam in (reading.ipv4, reading.ipv6) if fam
-                                          for v in fam.values()):
-            guess = detect("\n".join(chunk.lines))
-            warn(f"line {chunk.line}: --os {forced.META.name}: this text holds none of its counters"
-                 + (f" ({reading.warnings[0]})" if reading.warnings else "")
-                 + (f"; it reads as {guess[0][0]}" if guess and guess[0][0] != forced.META.name else "")
-                 + "; skipped")
-            continue
-        bad = next((i for i, line in enumerate(chunk.lines) if DAMAGED in line), None)
-        if bad is not None:
-            reading.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
-                                    f"{chunk.lines[bad].strip()[:60]!r}; what it held is unknown")
-        if note:
-            reading.warnings.append(note)
-            if note not in warned:
-                warned.add(note)
-                warn(f"line {chunk.line}: {note}")
+        said(note, chunk.line)
         last = module.META.name
-        yield snapshot(module.META, reading, chunk, source, index)
+        snap = snapshot(module.META, reading, chunk, source, index)
+        if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
+                and shapes.wants(seen, chunk.origin, module.META.name, note, forced is not None):
+            _learn(shapes, chunk, snap, module, note, sig, forced is not None)
+        yield snap
         index += 1
     for note in notes:
         if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
             warn(note)
+
+
+def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, note: Optional[str],
+           sig: Optional[Tuple[str, ...]], forced: bool) -> None:
+    def finish(c: Chunk) -> Optional[Snapshot]:
+        reading = _reading(module, note, c, forced, lambda m: None, lambda n, w: None)
+        return None if reading is None else snapshot(module.META, reading, c, snap.source, 0)
+
+    shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
+                  lambda text: read_alone(text, finish))
+    if shape is not None:
+        shapes.add(shape)
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,

@@ -132,6 +132,45 @@ def _drop_page_lines(text: str) -> str:
     return text
 
 
+_ASCII_TRIGGERS = "&<\\\f`~"
+_LONG_NL = re.compile(r"\n[^\n]{%d}" % FLAT_MIN)
+
+
+_PAGE_CAND = re.compile("[pP](?:age|AGE)")
+
+
+def _page_candidate(text: str) -> bool:
+    """Some "age"/"AGE" right after a p or P: where _drop_page_lines looks."""
+    return _PAGE_CAND.search(text) is not None
+
+
+def _long_line(text: str) -> bool:
+    return text.find("\n", 0, FLAT_MIN) == -1 and len(text) >= FLAT_MIN or _LONG_NL.search(text) is not None
+
+
+def inert(text: str) -> bool:
+    """True when clean() leaves `text` (whole lines) as it is, whatever surrounds it: none of
+    the characters any step looks for, no page line candidate, no line of FLAT_MIN or more."""
+    if text.isascii():
+        if any(c in text for c in _ASCII_TRIGGERS):
+            return False
+    elif _TRIGGER_CHARS.search(text) or "```" in text or "~~~" in text:
+        return False
+    return not _page_candidate(text) and not _long_line(text)
+
+
+def clean(text: str) -> str:
+    """One run of complete lines, paste damage undone (the same object when nothing is to do:
+    inert() answers that with plain substring searches, where _clean's trigger regex has
+    unanchored alternatives tried at every position)."""
+    if inert(text):
+        return text
+    return _clean(text)
+
+
+_TRIGGER_CHARS = re.compile("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d`~]")
+
+
 def _clean(text: str) -> str:
     """One run of complete lines, paste damage undone."""
     if not _TRIGGER.search(text):
@@ -180,9 +219,9 @@ def normalize(blocks: Iterable[str]) -> Iterator[str]:
         cut = text.rfind("\n") + 1
         carry = text[cut:]
         if cut:
-            yield _clean(text[:cut])
+            yield clean(text[:cut])
         if len(carry) > MAX_PASTE_LINE:
             yield carry
             carry, raw = "", True
     if carry:
-        yield _clean(carry)
+        yield clean(carry)

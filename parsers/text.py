@@ -154,8 +154,94 @@ def _build(m: "re.Match[str]") -> Optional[Stamp]:
 _EPOCH = re.compile(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
 
 
+# The two forms cron logs print most (`date` in the C locale, ISO 8601 from `date -Is`/`-u +%FT%TZ`),
+# read without trying every form: each is a strict subset of the form parse_date_line would pick
+# (nothing before it in _DATE_FORMS can match such a line), so the result is the same Stamp.
+_C_DATE = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}"
+                     r"([0-9]{1,2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) ([A-Z]{1,5}) ([0-9]{4})")
+_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})?")
+_MON = {m.title(): i for m, i in _MONTHS.items() if i and m.isascii() and len(m) == 3}
+_TZ_CACHE: dict = {}
+
+
+def _zone(name: Optional[str]):
+    """The tzinfo _build gives a zone name or offset (None: the time stays naive)."""
+    if not name:
+        return None
+    tz = _TZ_CACHE.get(name)
+    if tz is None:
+        if name.upper() in _ZONES:
+            tz = timezone(timedelta(hours=_ZONES[name.upper()]))
+        elif re.match(r"[+-]\d{2}:?\d{2}$", name):
+            sign = -1 if name[0] == "-" else 1
+            digits = name[1:].replace(":", "")
+            tz = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+        else:
+            tz = False
+        _TZ_CACHE[name] = tz
+    return tz or None
+
+
+def fast_date(line: str) -> Optional[Stamp]:
+    """parse_date_line for the two common forms, exactly; None when the line is not one of them
+    (it may still be a date in another form: parse_date_line tries them all)."""
+    m = _C_DATE.fullmatch(line)
+    if m is not None:
+        mon, d, hh, mm, ss, tz, y = m.groups()
+        mo = _MON[mon]
+    else:
+        m = _ISO_DATE.fullmatch(line)
+        if m is None:
+            return None
+        y, mo, d, hh, mm, ss, tz = m.groups()
+    try:
+        when = datetime(int(y), int(mo), int(d), int(hh), int(mm), int(ss))
+    except ValueError:
+        return None
+    zone = _zone(tz)
+    return Stamp(when.replace(tzinfo=zone) if zone is not None else when, True)
+
+
+_DAYS: dict = {}
+_SUFFIX: dict = {}
+
+
+def fast_iso(line: str) -> Optional[str]:
+    """`fast_date(line).iso()` without building the datetime (the fast path's dates)."""
+    m = _C_DATE.fullmatch(line)
+    if m is not None:
+        mon, d, hh, mm, ss, tz, y = m.groups()
+        day = (y, mon, d)
+    else:
+        m = _ISO_DATE.fullmatch(line)
+        if m is None:
+            return None
+        y, mo, d, hh, mm, ss, tz = m.groups()
+        day = (y, mo, d)
+    head = _DAYS.get(day)
+    if head is None:
+        try:
+            head = datetime(int(y), _MON[mon] if m.re is _C_DATE else int(mo), int(d)).isoformat()[:10] + "T"
+        except ValueError:
+            head = ""
+        if len(_DAYS) > 4096:
+            _DAYS.clear()
+        _DAYS[day] = head
+    if not head or hh > "23" or mm > "59" or ss > "59":
+        return None
+    tail = _SUFFIX.get(tz)
+    if tail is None:
+        zone = _zone(tz)
+        tail = _SUFFIX[tz] = datetime(2000, 1, 1, tzinfo=zone).isoformat()[19:] if zone is not None else ""
+    return f"{head}{hh}:{mm}:{ss}{tail}"
+
+
 def parse_date_line(line: str) -> Optional[Stamp]:
     """A line that is a date and nothing else (decoration like `=== ... ===` allowed)."""
+    if line[:1].isalnum():
+        stamp = fast_date(line)
+        if stamp is not None:
+            return stamp
     s = line.strip(_DECOR)
     if _EPOCH.fullmatch(line.rstrip()):   # alone and not indented: an indented number is a count
         return Stamp(datetime.fromtimestamp(int(s), timezone.utc), True)
@@ -222,10 +308,61 @@ class Chunk:
     host: Optional[str] = None
     line: int = 1
     command: Optional[str] = None   # the command line that printed it, when one was pasted
+    # What parsers/shapes.py needs to learn this snapshot's shape (set when the splitter has
+    # shapes): its text from its first line on, where its body starts, and the splitter state.
+    origin: Optional["Origin"] = None
+    fast = None                     # a FastChunk's shape; a plain chunk has none
 
     @property
     def taken_at(self) -> Optional[str]:
         return self.stamp.iso() if self.stamp else None
+
+
+@dataclass(frozen=True)
+class Origin:
+    text: str                # the snapshot's text (after paste.normalize), from its first line to its end
+    body: int                # offset in `text` where the lines the parsers read begin
+    dates: int               # date lines the splitter read in it (before its body)
+    first_date: bool         # its stamp came from its first line
+    by_command: bool
+    keys: frozenset
+    headers: frozenset
+
+
+class FastChunk:
+    """A snapshot matched whole by a known shape (parsers/shapes.py): the same Chunk a full
+    scan would give, its lines cut only when someone asks for them."""
+    __slots__ = ("fast", "groups", "taken_at", "host", "line", "command", "src", "body", "skip", "_lines",
+                 "_stamp")
+    origin = None
+
+    def __init__(self, shape, groups, taken_at, line, src, body):
+        self.fast = shape
+        self.groups = groups
+        self.taken_at = taken_at
+        self.host = shape.host
+        self.command = shape.command
+        self.line = line
+        self.src = src          # its text, as in Origin.text
+        self.body = body        # where the shape's match starts in it (after the date line)
+        self.skip = shape.prefix_lines   # command lines between that and the lines parsers read
+        self._lines = None
+        self._stamp = None
+
+    @property
+    def lines(self) -> List[str]:
+        if self._lines is None:
+            at = self.body
+            for _ in range(self.skip):
+                at = self.src.index("\n", at) + 1
+            self._lines = _lines(self.src[at:])
+        return self._lines
+
+    @property
+    def stamp(self) -> Optional[Stamp]:
+        if self._stamp is None and self.taken_at is not None:
+            self._stamp = parse_date_line(self.src[:self.src.index("\n")])
+        return self._stamp
 
 
 # ------------------------------------------------------------ the splitter
@@ -336,6 +473,8 @@ class _State:
         self.host: Optional[str] = None
         self.by_command = False     # started at a command line (may be a second grep of one moment)
         self.command: Optional[str] = None
+        self.dates = 0              # date lines read (a shape is learnt only from one at its start)
+        self.first_date = False
 
     def shift(self, by: int) -> None:
         self.start -= by
@@ -343,10 +482,51 @@ class _State:
         self.checked -= by
 
 
-class Splitter:
-    """Cuts a stream of text into Chunks; feed() blocks of any size, then finish()."""
+class _Info:
+    """What merging two greps of one moment looks at, for a chunk whose state is gone."""
+    __slots__ = ("by_command", "keys", "headers")
 
-    def __init__(self) -> None:
+    def __init__(self, by_command: bool, keys, headers):
+        self.by_command, self.keys, self.headers = by_command, keys, headers
+
+
+WINDOW = 1 << 16         # candidates are looked for this far ahead at a time
+_DIGIT = re.compile(r"[0-9]")
+
+
+def classify(raw: str, low: Optional[str] = None) -> Tuple[Optional[Stamp], bool, str]:
+    """(stamp, is a command line, cleaned) for a line: what starts a snapshot after counters.
+    `low` is the lower-cased line when the caller has it."""
+    raw = raw.rstrip("\r")
+    if raw[:1].isalpha():
+        stamp = fast_date(raw)
+        if stamp is not None:       # a date line for certain (it has `:ss`, so it is a candidate too)
+            return stamp, False, raw
+    low = raw.lower() if low is None else low
+    is_date = _CAND_DATE.search(low) is not None
+    is_cmd = _CAND_COMMAND.search(low) is not None
+    if not (is_date or is_cmd):
+        return None, False, raw
+    cleaned = clean(raw)
+    stamp = parse_date_line(cleaned) if is_date and len(cleaned) < 80 else None
+    if stamp is None and is_date and _DAMAGE.search(cleaned) and len(cleaned) < 80 \
+            and parse_date_line(_DAMAGE.sub(" ", cleaned)):
+        stamp = Stamp(datetime.min, False, damaged=True)   # a date line, but its date cannot be trusted
+    command = stamp is None and is_cmd and _COMMAND.search(cleaned) is not None \
+        and not cleaned.lstrip()[:1].isdigit()
+    return stamp, command, cleaned
+
+
+class Splitter:
+    """Cuts a stream of text into Chunks; feed() blocks of any size, then finish().
+
+    With `shapes` (parsers/shapes.py), a snapshot that starts at a date or command line (or
+    at the start of the text) and has a known shape is matched whole, in C, and comes out as
+    a FastChunk: the same snapshot a full scan gives (tests/test_fast_path.py checks), found
+    without looking at its lines. Chunks read in full carry their Origin, so the caller can
+    teach the shapes new ones."""
+
+    def __init__(self, shapes=None) -> None:
         self.text = ""              # the open snapshot's text and whatever follows, unscanned
         self.pos = 0                # everything before this offset is scanned
         self.line_no = 1            # line number at offset 0 of self.text
@@ -354,8 +534,11 @@ class Splitter:
         self.state = _State(0, 1)
         self.skipping = False       # inside a line longer than MAX_LINE
         self.long_lines: List[int] = []   # line numbers of skipped long lines
-        self.pending: Optional[Tuple[Chunk, _State]] = None
+        self.pending: Optional[Tuple[Chunk, object]] = None
         self.cut: Optional[int] = None     # line number of a last line with no end (cut?)
+        self.shapes = shapes
+        self.fresh: Optional[int] = 0 if shapes is not None else None   # try the shapes here
+        self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
 
     # ---------------------------------------------------------------- feeding
 
@@ -414,11 +597,14 @@ class Splitter:
             lines = [line for line in lines if len(line) <= MAX_LINE]
         chunk = Chunk(lines, st.stamp, st.host, st.line, st.command)
         if any(_COUNTERISH.search(line) for line in chunk.lines):
+            if self.shapes is not None:
+                chunk.origin = Origin(self.text[st.start:end], st.body - st.start, st.dates, st.first_date,
+                                      st.by_command, frozenset(st.keys), frozenset(st.headers))
             yield from self._emit(chunk, st)
         if new_start is not None:
             self.state = _State(new_start, self._line_of(new_start))
 
-    def _emit(self, chunk: Chunk, st: _State) -> Iterator[Chunk]:
+    def _emit(self, chunk: Chunk, st) -> Iterator[Chunk]:
         """Hold each chunk back one step: the next may be a second grep of the same moment
         (both run at a prompt, no date of its own, no section kind and no label in common)."""
         prev = self.pending
@@ -427,7 +613,13 @@ class Splitter:
             if (st.by_command and pst.by_command and chunk.stamp is None and st.keys and pst.keys
                     and not (st.keys & pst.keys) and not (st.headers & pst.headers)
                     and (chunk.host is None or chunk.host == pchunk.host)):
+                if pchunk.fast is not None:             # read it in full from now on
+                    pchunk.fast = None
+                    pst = _Info(pst.by_command, set(pst.keys), set(pst.headers))
+                    self.pending = (pchunk, pst)
                 pchunk.lines.extend(chunk.lines)
+                if pchunk.origin is not None:
+                    object.__setattr__(pchunk, "origin", None)   # two texts: no shape of its own
                 pst.keys |= st.keys
                 pst.headers |= st.headers
                 return
@@ -443,39 +635,140 @@ class Splitter:
             self.text = self.text[cut:]
             self.pos -= cut
             self.state.shift(cut)
+            if self.fresh is not None:
+                self.fresh -= cut
+
+    # ---------------------------------------------------------------- the fast path
+
+    def _fast(self, at: int, limit: int, final: bool):
+        """Snapshots of known shapes from offset `at` (a line start where a fresh snapshot
+        begins) on, as long as they come. A generator that returns where the full scan goes
+        on, and the limit of this scan (smaller when the text there may be incomplete)."""
+        text = self.text
+        shapes = self.shapes
+        find = text.find
+        lookup = shapes.lookup
+        shape = None
+        taken_at: Optional[str] = None
+        known = False                # taken_at already says what the line at `at` is
+        while True:
+            eol = find("\n", at, limit)
+            if eol == -1:
+                break
+            if not known:
+                taken_at = fast_iso(text[at:eol]) if text[at:at + 1].isalpha() else None
+            body = eol + 1 if taken_at is not None else at
+            m = shape.match(text, body, limit) if shape is not None and shape.dated is (taken_at is not None) \
+                else None
+            if m is None:
+                d = _DIGIT.search(text, body, body + 48)
+                for shape in lookup(taken_at is not None, text[body:d.start() if d is not None else body + 48]):
+                    m = shape.match(text, body, limit)
+                    if m is not None:
+                        break
+                else:
+                    shape = None
+                    if not final and limit - at < shapes.longest:
+                        return at, at    # the snapshot may not be all here yet: wait for the rest
+                    break
+            end = m.end()
+            known = end < limit
+            if not known and not final:
+                return at, at            # what follows it is not here yet
+            if known:
+                # What ends it must be what the full scan would end it at: a date or command line.
+                nl = find("\n", end, limit)
+                if nl == -1:
+                    if not final:
+                        return at, at    # that line is not all here yet
+                    break                # a last line cut short: the full scan reads it
+                nxt = text[end:nl]
+                iso = fast_iso(nxt) if nxt[:1].isalpha() else None
+                if iso is None:
+                    stamp, command, _ = classify(nxt)
+                    if stamp is None and not command:
+                        break            # the full scan would read on: not this shape's end
+                    iso = stamp.iso() if stamp is not None and stamp.has_time and not stamp.damaged else None
+                known = iso is not None
+            prev = self.pending
+            if prev is not None:
+                pchunk, pst = prev
+                if (taken_at is None and shape.by_command and pst.by_command and shape.keys and pst.keys
+                        and not (shape.keys & pst.keys) and not (shape.headers & pst.headers)
+                        and (shape.host is None or shape.host == pchunk.host)):
+                    break                # a second grep of the pending one's moment: the full scan merges
+                yield pchunk
+            line = self._line_of(at)
+            self.pending = (FastChunk(shape, m.groups(), taken_at, line, text[at:end], body - at), shape)
+            shapes.hits += 1
+            self.counted = (end, line + shape.lines + (taken_at is not None))
+            at = end
+            if known:
+                taken_at = iso
+            if at >= limit:
+                break
+        return at, limit
 
     # ---------------------------------------------------------------- scanning
 
     def _scan(self, limit: int, final: bool) -> Iterator[Chunk]:
-        text = self.text
-        base = self.pos
-        low = text[base:limit].lower()     # only what is new: scanned text is never scanned again
+        pos = self.pos
         finders = ((_CAND_COMMAND, "cmd"), (_CAND_DATE, "date"), (_CAND_HEADER, "hdr"), (_CAND_RELEVANT, "rel"))
-        nxt = {}
-        pos = base
-        for rx, kind in finders:
-            m = rx.search(low, 0)
-            nxt[kind] = m.start() + base if m else None
         while True:
-            live = [(at, kind) for kind, at in nxt.items() if at is not None]
-            if not live:
+            if self.fresh is not None:
+                at, self.fresh = self.fresh, None
+                if at == pos and self.shapes.any:
+                    at, short = yield from self._fast(at, limit, final)
+                    if at > pos:
+                        self.state = _State(at, self._line_of(at))
+                        pos = at
+                    if short < limit:
+                        limit = short
+                        self.fresh = at      # try again when the rest is here
+            if pos >= limit:
                 break
-            at = min(a for a, _ in live)
-            start = text.rfind("\n", pos, at) + 1 if at > pos else pos
-            if start < pos:
-                start = pos
-            end = text.find("\n", at, limit)
-            end = limit if end == -1 else end
-            kinds = {kind for a, kind in live if a < end + 1}
-            if not final and "date" in kinds and end + 1 >= limit and _date_only(text[start:end]):
-                limit = start       # `date /t` may be followed by `time /t`: wait for that line
-                break
-            yield from self._line(start, end, kinds)
-            pos = min(end + 1, limit)
+            # a window of whole lines, cleaned, lower-cased: candidates are looked for only in it
+            # (kept while the text stays: a scan that stops at a snapshot for the shapes goes on in it)
+            text = self.text
+            win = self._win
+            if win is not None and win[0] is text and win[1] <= pos < win[2] <= limit:
+                _, base, stop, low = win
+            else:
+                stop = min(limit, pos + WINDOW)
+                if stop < limit:
+                    nl = text.find("\n", stop, limit)
+                    stop = limit if nl == -1 else nl + 1
+                base = pos
+                low = text[base:stop].lower()
+                self._win = (text, base, stop, low)
+            nxt = {}
             for rx, kind in finders:
-                if nxt[kind] is not None and nxt[kind] < pos:
-                    m = rx.search(low, pos - base)
-                    nxt[kind] = m.start() + base if m else None
+                m = rx.search(low, pos - base)
+                nxt[kind] = m.start() + base if m else None
+            while True:
+                live = [(at, kind) for kind, at in nxt.items() if at is not None]
+                if not live:
+                    pos = stop
+                    break
+                at = min(a for a, _ in live)
+                start = text.rfind("\n", pos, at) + 1 if at > pos else pos
+                if start < pos:
+                    start = pos
+                end = text.find("\n", at, stop)
+                end = stop if end == -1 else end
+                kinds = {kind for a, kind in live if a < end + 1}
+                if not final and "date" in kinds and end + 1 >= limit and _date_only(text[start:end]):
+                    limit = pos = start     # `date /t` may be followed by `time /t`: wait for that line
+                    break
+                yield from self._line(start, end, kinds)
+                if self.fresh is not None:
+                    pos = self.fresh        # a snapshot ended there: the shapes may read the next ones
+                    break
+                pos = min(end + 1, stop)
+                for rx, kind in finders:
+                    if nxt[kind] is not None and nxt[kind] < pos:
+                        m = rx.search(low, pos - base)
+                        nxt[kind] = m.start() + base if m else None
         self.pos = limit
         if not final:
             st = self.state
@@ -498,9 +791,15 @@ class Splitter:
             if stamp is not None or command:
                 if self._has_counters(start):
                     yield from self._close(start, start)
+                    if self.shapes is not None and self.shapes.any:
+                        self.fresh = start      # the scan tries the shapes there, then reads the line
+                        return
                     st = self.state
                 st.body = end + 1 if end < len(text) else end
                 st.checked = max(st.checked, st.body)
+                if stamp is not None:
+                    st.dates += 1
+                    st.first_date = st.dates == 1 and start == st.start
                 if stamp is not None and stamp.damaged:
                     st.stamp = None
                 elif stamp is not None:
@@ -513,6 +812,7 @@ class Splitter:
                             st.stamp = Stamp(stamp.when.replace(hour=t[0], minute=t[1], second=t[2]), True)
                             st.body = nxt + 1 if nxt < len(text) else nxt
                             st.checked = max(st.checked, st.body)
+                            st.first_date = False
                 else:
                     st.host = command_host(cleaned) or st.host
                     st.command = cleaned.strip()[:200]
@@ -578,14 +878,15 @@ def _blocks(source) -> Iterator[str]:
         yield "".join(buf)
 
 
-def split(source, notes: Optional[List[str]] = None) -> Iterator[Chunk]:
+def split(source, notes: Optional[List[str]] = None, shapes=None) -> Iterator[Chunk]:
     """Cut text into snapshots: `source` is a str, a text stream or an iterable of lines.
 
     See the comment above for where a snapshot starts. A date line followed by a
     time-only line (Windows `date /t`, `time /t`) makes one timestamp. Lines too long to
     be netstat output are skipped; `notes` (when given) receives one line about them.
+    With `shapes`, snapshots of known shapes come out as FastChunks (see Splitter).
     """
-    splitter = Splitter()
+    splitter = Splitter(shapes)
     for block in paste.normalize(_blocks(source)):
         yield from splitter.feed(block)
     yield from splitter.finish()

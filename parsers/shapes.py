@@ -1,0 +1,318 @@
+"""The per-shape fast path: snapshots that differ from a known one only in their numbers.
+
+A cron log of one host is the same text again and again with other digits, so after the
+full path (splitter, detection, the OS parser) has read a snapshot of a shape twice in one
+text, the shape is learnt (for the rest of the run: every file, every input): its text
+becomes one regular expression in which every number is a possessive digit run (a near miss
+never backtracks), and the numbers that feed the output are groups. Every later snapshot of that shape is
+one C-level match plus one comparison of its digit-free bytes, and its Snapshot is the
+template's with those numbers put in. Anything else -- a line more or less, another word, a
+number in a place where the parser does more than copy it -- does not match and goes the
+full path, which may learn that shape in turn.
+
+Exact by construction, and checked (tests/test_fast_path.py runs both paths over every fixture,
+every real-form case and a generated cron log and requires the same output):
+
+- Only digit runs inside a counter value (what `text.line_shape` replaces: the splitter's
+  snapshot signature and grep keys stay the same) may vary, and not on date, command or
+  section-header lines (which decide where snapshots start), nor before a tab (its width
+  depends on the column). Every other digit is literal.
+- Which of those numbers feed the output, and how, is found by reading the template again
+  with each replaced by a distinct sentinel, and once more with each replaced by 0: a
+  number whose sentinel shows up as a counter or raw value (and nowhere else), and which
+  changes nothing else, is a group; one that changes nothing at all is free; one that does
+  anything else (`Forwarding: 1` sets forwarding, two equal values make a duplicate-line
+  warning, a sum, a zero that means "forwarding off") stays literal -- found by splitting
+  the set in halves until the culprits are alone.
+- A match is accepted only where the full scan would end the snapshot too (a date or
+  command line follows, or the end of the text), and with the OS verdict the full path
+  would give it: the text's own verdict for the shape's signature (parsers/__init__.py
+  checks before using it; a shape's first snapshot in a text goes the full path).
+
+The regular expression checks where the digit runs are (`.{n}` between `[0-9]{1,19}`);
+the digit-free bytes of what it matched must equal the template's (memcmp), which with
+equal segment lengths proves every other character equal.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Callable, Dict, List, Optional, Tuple
+
+from .model import Snapshot
+from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _QUOTED, _VALUE, FastChunk, Splitter,
+                   fast_date, header_kind)
+
+_DIGITS_B = b"0123456789"
+_DEL_DIGITS = str.maketrans("", "", "0123456789")
+_RUN = re.compile(r"[0-9]+")
+MAX_DIGITS = 19          # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
+MAX_TEXT = 64 << 10      # a snapshot longer than this is not learnt
+MAX_SHAPES = 512         # shapes kept (the oldest go first)
+
+
+class Shape:
+    """One learnt snapshot shape: how to match it and how to build its Snapshot."""
+    __slots__ = ("rx", "strip_b", "strip_s", "dated", "key", "lines", "prefix_lines", "size",
+                 "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
+                 "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
+                 "by_command", "keys", "headers")
+
+    def match(self, text: str, at: int, limit: int):
+        """The match of this shape at `at` (the snapshot's first line after its date line), or None."""
+        m = self.rx.match(text, at, limit)
+        if m is None:
+            return None
+        seg = text[at:m.end()]
+        if self.strip_b is not None:
+            if not seg.isascii() or seg.encode().translate(None, _DIGITS_B) != self.strip_b:
+                return None
+        elif seg.translate(_DEL_DIGITS) != self.strip_s:
+            return None
+        return m
+
+    def build(self, chunk: FastChunk, source: str, index: int) -> Snapshot:
+        g = chunk.groups
+        v4 = v6 = None
+        if self.v4 is not None:
+            v4 = self.v4.copy()
+            for name, i in self.v4_slots:
+                v4[name] = int(g[i])
+        if self.v6 is not None:
+            v6 = self.v6.copy()
+            for name, i in self.v6_slots:
+                v6[name] = int(g[i])
+        raw = self.raw.copy()
+        for key, i in self.raw_slots:
+            raw[key] = g[i]
+        return Snapshot(source, index, self.os, self.format, chunk.taken_at, self.host, v4, v6, raw,
+                        list(self.warnings), chunk.line, self.forwarding, self.host)
+
+
+class Shapes:
+    """The shapes learnt so far (one registry for a whole run: every file, every input)."""
+
+    def __init__(self) -> None:
+        self.by_key: Dict[Tuple[bool, str], List[Shape]] = {}
+        self.order: List[Shape] = []
+        self.any = False
+        self.longest = 0
+        self.hits = 0
+
+    def lookup(self, dated: bool, key: str) -> List[Shape]:
+        return self.by_key.get((dated, key), ())
+
+    def add(self, shape: Shape) -> None:
+        if len(self.order) >= MAX_SHAPES:
+            old = self.order.pop(0)
+            self.by_key[(old.dated, old.key)].remove(old)
+        self.order.append(shape)
+        self.by_key.setdefault((shape.dated, shape.key), []).insert(0, shape)
+        self.any = True
+        self.longest = max(self.longest, shape.size)
+
+    def clear(self) -> None:
+        self.__init__()
+
+    def wants(self, seen: dict, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
+        """True the second time a snapshot of this shape (module, digits aside) is read in full
+        in one text (`seen`: that text's counts): a shape is worth learning where it repeats, and
+        a file of one snapshot would pay for learning and never use it."""
+        text = origin.text
+        if len(text) > MAX_TEXT:
+            return False
+        if origin.first_date:       # the date line is not part of the shape (Mon or Tue, Jan or Feb)
+            text = text[text.find("\n") + 1:]
+        key = (module_name, note, forced, origin.first_date, text.encode("utf-8", "replace").translate(None, _DIGITS_B))
+        n = seen.get(key, 0) + 1
+        if len(seen) > 4096:
+            seen.clear()
+        seen[key] = n
+        return n == 2
+
+
+Run = Callable[[str], Optional[dict]]
+
+
+def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optional[str], snap: Snapshot,
+          module, note: Optional[str], sig, forced: bool, run: Run) -> Optional[Shape]:
+    """A Shape for the snapshot `snap` read from `origin`, or None when it cannot be one.
+    `run(text)` reads a text alone through the full path with this verdict (None when it does
+    not give exactly one snapshot); it is how the numbers are tested."""
+    text = origin.text
+    if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text) or _QUOTED.search(text):
+        return None
+    if taken_at is not None:
+        if origin.dates != 1 or not origin.first_date:
+            return None
+        eol = text.find("\n")
+        stamp = fast_date(text[:eol]) if eol > 0 else None
+        if stamp is None or not stamp.has_time or stamp.iso() != taken_at:
+            return None
+        head, region = text[:eol + 1], text[eol + 1:]
+    else:
+        if origin.dates:
+            return None
+        head, region = "", text
+    if not region.endswith("\n") or origin.body < len(head):
+        return None
+    prefix_lines = region.count("\n", 0, origin.body - len(head))
+
+    # Which digit runs may vary: those inside counter values, outside the lines that decide
+    # where snapshots start, not before a tab.
+    runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
+    vary = set()
+    at = 0
+    for line in region.split("\n"):
+        end = at + len(line)
+        low = line.lower()
+        if line and not (_CAND_DATE.search(low) or _CAND_COMMAND.search(low) or header_kind(line) is not None):
+            tab = line.rfind("\t")
+            spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
+            mine = [r for r in runs if at <= r[0] < end and r[0] - at > tab
+                    and any(a <= r[0] and r[1] <= b for a, b in spans)]
+            if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
+                vary.update(mine)
+        at = end + 1
+    candidates = [i for i, r in enumerate(runs) if r in vary]
+    original = [region[a:b] for a, b in runs]
+
+    def substitute(tokens, values) -> str:
+        out, last = [], 0
+        for i in tokens:
+            a, b = runs[i]
+            out.append(region[last:a])
+            out.append(values[i])
+            last = b
+        out.append(region[last:])
+        return head + "".join(out)
+
+    want = run(text)
+    if want is None or want != _plain(snap):
+        return None
+    sentinels = {i: str(7_000_000_000_011 + 7919 * i) for i in range(len(runs))}
+    zeros = {i: "0" for i in range(len(runs))}
+    by_sentinel = {v: i for i, v in sentinels.items()}
+
+    def slots_of(out: dict) -> Dict[tuple, int]:
+        """Where each number's sentinel shows up as a value: (family|raw, name) -> run index."""
+        found = {}
+        for fam in ("ipv4", "ipv6"):
+            for name, v in (out.get(fam) or {}).items():
+                i = by_sentinel.get(str(v)) if isinstance(v, int) and not isinstance(v, bool) else None
+                if i is not None and (want.get(fam) or {}).get(name) == int(original[i]):
+                    found[(fam, name)] = i
+        for key, v in (out.get("raw") or {}).items():
+            i = by_sentinel.get(v) if isinstance(v, str) else None
+            if i is not None and want["raw"].get(key) == original[i]:
+                found[("raw", key)] = i
+        return found
+
+    def expected(slots, tokens, values) -> dict:
+        out = json.loads(json.dumps(want))
+        chosen = set(tokens)
+        for (where, name), i in slots.items():
+            if i not in chosen:
+                continue
+            if where == "raw":
+                out["raw"][name] = values[i]
+            else:
+                out[where][name] = int(values[i])
+        return out
+
+    def same(a: Optional[dict], b: dict) -> bool:
+        return a is not None and json.dumps(a) == json.dumps(b)
+
+    slots = slots_of(run(substitute(candidates, sentinels)) or {})
+
+    def fine(tokens) -> bool:
+        return all(same(run(substitute(tokens, values)), expected(slots, tokens, values))
+                   for values in (sentinels, zeros))
+
+    good: List[int] = []
+
+    def sort_out(tokens) -> None:
+        if not tokens:
+            return
+        if fine(tokens):
+            good.extend(tokens)
+        elif len(tokens) > 1:
+            half = len(tokens) // 2
+            sort_out(tokens[:half])
+            sort_out(tokens[half:])
+
+    sort_out(candidates)
+    good.sort()
+    if good != candidates:      # some stay literal: find the groups again without them, and check all
+        slots = slots_of(run(substitute(good, sentinels)) or {})
+        if not fine(good):
+            return None
+
+    # The pattern: literal digits, varying runs, the characters between them by count only.
+    group_of: Dict[int, int] = {}
+    for i in sorted(set(slots.values()) & set(good)):
+        group_of[i] = len(group_of)
+    parts, last = [], 0
+    for i, (a, b) in enumerate(runs):
+        if a > last:
+            parts.append(".{%d}" % (a - last))
+        if i in group_of:
+            parts.append("([0-9]{1,%d}+)" % MAX_DIGITS)   # possessive: no backtracking
+        elif i in good:
+            parts.append("[0-9]{1,%d}+" % MAX_DIGITS)
+        else:
+            parts.append(original[i])
+        last = b
+    if len(region) > last:
+        parts.append(".{%d}" % (len(region) - last))
+    try:
+        rx = re.compile("".join(parts), re.S)
+    except (re.error, OverflowError, RecursionError):
+        return None
+
+    shape = Shape()
+    shape.rx = rx
+    if region.isascii():
+        shape.strip_b, shape.strip_s = region.encode().translate(None, _DIGITS_B), None
+    else:
+        shape.strip_b, shape.strip_s = None, region.translate(_DEL_DIGITS)
+    shape.dated = taken_at is not None
+    first = _RUN.search(region, 0, 48)
+    shape.key = region[:first.start() if first else 48]
+    shape.lines = region.count("\n")
+    shape.prefix_lines = prefix_lines
+    shape.size = len(text) * 2 + 4096
+    shape.module, shape.note, shape.sig, shape.forced = module, note, sig, forced
+    shape.os, shape.format, shape.host = want["os"], want["format"], host
+    shape.command, shape.forwarding, shape.warnings = command, want["forwarding"], tuple(want["warnings"])
+    shape.v4, shape.v6, shape.raw = want["ipv4"], want["ipv6"], want["raw"]
+    slot_list = sorted(((where, name, group_of[i]) for (where, name), i in slots.items() if i in group_of),
+                       key=lambda s: s[2])
+    shape.v4_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv4")
+    shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
+    shape.raw_slots = tuple((n, g) for w, n, g in slot_list if w == "raw")
+    shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
+    if want["host"] != host or want["prompt_host"] != host:
+        return None
+    return shape
+
+
+def _plain(snap: Snapshot) -> dict:
+    d = snap.to_dict()
+    for k in ("source", "index", "line"):
+        d.pop(k)
+    return d
+
+
+def read_alone(text: str, finish: Callable) -> Optional[dict]:
+    """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
+    dict without source, index and line; None unless there is exactly one."""
+    sp = Splitter()
+    chunks = list(sp.feed(text)) + list(sp.finish())
+    if len(chunks) != 1 or sp.cut or sp.long_lines:
+        return None
+    snap = finish(chunks[0])
+    return None if snap is None else _plain(snap)
+
+
+__all__ = ["Shape", "Shapes", "learn", "read_alone"]

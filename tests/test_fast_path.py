@@ -1,0 +1,115 @@
+"""The per-shape fast path (parsers/shapes.py) gives exactly what the full path gives.
+
+Every fixture dump is read as it is, three times over (a dump of several snapshots teaches
+its shapes), then as a cron log of its snapshots with every counter moving (a shape is
+learnt from its second snapshot in a text and matched from the third), with and without
+--os; and a generated mixed cron log of every OS, whole and as a trickling stream. The fast path's snapshots and
+warnings must equal the full path's (`iter_parse(fast=False)`), byte for byte as JSON, and
+the fast path must really have matched snapshots (else this test would prove nothing).
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+
+import pytest
+
+import parsers
+from fixturelib import NETSTAT, expected, pairs
+from parsers.text import decode
+
+NUMBER = re.compile(r"(?<![\w.:/-])\d+(?![\w.:/-])")
+FIXTURES = [(raw, expected(want)[0]) for raw, want in pairs()]
+
+
+def run(text: str, os_name, fast: bool):
+    warnings = []
+    snaps = [json.dumps(s.to_dict()) for s in parsers.iter_parse(text, source="x", os=os_name, fast=fast,
+                                                                   warn=warnings.append)]
+    return snaps, warnings
+
+
+def cron_log(texts, n: int, seed: int = 1) -> str:
+    """n dated snapshots cycling through the texts, each counter grown by a random step."""
+    rng = random.Random(seed)
+    out, step = [], 0
+    for i in range(n):
+        step += rng.randint(1, 50)
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        body = NUMBER.sub(lambda m: str(int(m.group(0)) + step), texts[i % len(texts)])
+        out.append(f"{stamp}\n{body}\n")
+    return "".join(out)
+
+
+class Trickle:
+    """A text stream that hands out at most 997 characters a read."""
+
+    def __init__(self, text: str):
+        self.text, self.at = text, 0
+
+    def read(self, n: int) -> str:
+        piece = self.text[self.at:self.at + min(n, 997)]
+        self.at += len(piece)
+        return piece
+
+
+@pytest.fixture
+def fresh_shapes(monkeypatch):
+    shapes = parsers.Shapes()
+    monkeypatch.setattr(parsers, "SHAPES", shapes)
+    return shapes
+
+
+@pytest.mark.parametrize("raw,os_name", FIXTURES, ids=[str(r.relative_to(NETSTAT)) for r, _ in FIXTURES])
+def test_fast_path_equals_full_path_on_every_fixture(raw, os_name, fresh_shapes):
+    text = decode(raw.read_bytes())
+    log = cron_log([text], 6)
+    for os_choice in {os_name, None}:
+        want = run(text, os_choice, fast=False)
+        for _ in range(3):
+            assert run(text, os_choice, fast=True) == want
+        want = run(log, os_choice, fast=False)
+        for _ in range(2):
+            assert run(log, os_choice, fast=True) == want
+
+
+def test_fast_path_equals_full_path_on_a_mixed_cron_log_and_is_taken(fresh_shapes):
+    texts = []
+    for raw, _ in FIXTURES:
+        text = decode(raw.read_bytes())
+        snaps = list(parsers.iter_parse(text, fast=False))
+        if len(snaps) == 1 and snaps[0].taken_at is None and len(text) > 400:
+            texts.append(text)
+    assert len(texts) > 20
+    log = cron_log(texts, 6 * len(texts))
+    want = run(log, None, fast=False)
+    assert len(want[0]) >= 6 * len(texts) - 10
+    got = run(log, None, fast=True)
+    assert got == want
+    assert fresh_shapes.hits > len(texts)        # later snapshots of each dump were matched whole
+    # the same text as a stream read in small blocks (snapshots straddle block ends)
+    warnings = []
+    streamed = [json.dumps(s.to_dict()) for s in parsers.iter_parse(Trickle(log), source="x",
+                                                                       warn=warnings.append)]
+    assert (streamed, warnings) == want
+
+
+def test_one_host_cron_log_is_nearly_all_fast(fresh_shapes):
+    linux = [decode(p.read_bytes()) for p in sorted((NETSTAT / "linux").glob("*.txt"))]
+    text = next(t for t in linux if "Tcp:" in t and "Ip:" in t)
+    log = cron_log([text], 200)
+    want = run(log, None, fast=False)
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.hits >= 190
+
+
+@pytest.mark.parametrize("raw,os_name", FIXTURES, ids=[str(r.relative_to(NETSTAT)) for r, _ in FIXTURES])
+def test_fast_path_equals_full_path_on_damaged_dumps_once_shapes_are_known(raw, os_name, fresh_shapes):
+    from test_hostile import mutations
+    text = decode(raw.read_bytes())
+    run(text + text + text, None, fast=True)            # its shapes are learnt, if it has any
+    run(cron_log([text], 4), None, fast=True)
+    for kind, bad in mutations(text + text + text, random.Random(raw.name), 12):
+        assert run(bad, None, fast=True) == run(bad, None, fast=False), kind
