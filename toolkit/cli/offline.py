@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import sys
-from typing import Iterator, List, Optional
+from typing import TYPE_CHECKING, Iterator, List, Optional
 
 import typer
 
 import parsers
 from parsers.model import COUNTERS, ParseError, Snapshot
-from toolkit import diff as diffs
-from toolkit import hosts
-from toolkit.inputs import Outcome, read, size
 from toolkit.output import FORMATS, emit, error
+
+if TYPE_CHECKING:      # the library is imported inside the commands: start-up stays light
+    from toolkit.diff import Delta
+    from toolkit.inputs import Outcome
 
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
 OS_OPT = typer.Option(None, "--os", metavar="OS", help="Read every dump as this OS instead of detecting it: "
@@ -38,6 +39,8 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
 
 def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
+    from toolkit import hosts
+    from toolkit.inputs import read, size
     inputs, _ = hosts.walk(paths, error, outcome.failed)
     other = [i for i in inputs if i.kind != "dump"]
     if other:
@@ -54,6 +57,7 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet
 
 def _named(items, forced: Optional[str]) -> Iterator[Snapshot]:
     """Each snapshot with the host it names (bare ones: none), as the host model says."""
+    from toolkit import hosts
     for snap, inp in items:
         snap.host = hosts.identify(snap, inp.case, forced)[0]
         yield snap
@@ -88,7 +92,7 @@ def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
             yield [s.source, s.index, s.os, s.host, s.taken_at, family] + [values[c] for c in COUNTERS]
 
 
-def _delta_rows(d: diffs.Delta):
+def _delta_rows(d: Delta):
     events = ", ".join(f"{e['type']} {e.get('family', '')}.{e.get('counter', '')}".rstrip(".") for e in d.events)
     for family in ("ipv4", "ipv6"):
         values = getattr(d, family)
@@ -122,6 +126,7 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
     """
+    from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
     shown: set = set()
@@ -153,6 +158,8 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
     """
+    from toolkit import hosts
+    from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
     found = hosts.build(((s, inp.case) for s, inp in _snapshots(paths, os_name, outcome, quiet)),
