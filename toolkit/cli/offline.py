@@ -5,23 +5,35 @@ import sys
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
 import typer
+from typer.core import TyperCommand
 
-import parsers
-from parsers.model import COUNTERS, ParseError, Snapshot
 from toolkit.output import FORMATS, emit, error
 
-if TYPE_CHECKING:      # the library is imported inside the commands: start-up stays light
+if TYPE_CHECKING:      # the parsers and the library are imported inside the commands: start-up stays light
+    from parsers.model import Snapshot
     from toolkit.diff import Delta
     from toolkit.inputs import Outcome
 
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
-OS_OPT = typer.Option(None, "--os", metavar="OS", help="Read every dump as this OS instead of detecting it: "
-                      + ", ".join(parsers.names()) + ".")
+OS_HELP = "Read every dump as this OS instead of detecting it: "      # + the parsers' names, see _DumpCommand
+OS_OPT = typer.Option(None, "--os", metavar="OS", help=OS_HELP)
 FMT_OPT = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one array) or jsonl (one object a line).")
 JSON_OPT = typer.Option(False, "--json", help="Same as --format json.")
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")
 HOST_OPT = typer.Option(None, "--host", metavar="NAME", help="Every dump given is this host (else the host "
                         "comes from a host.toml, the prompt, or a file name like web1-0900.txt; see docs/hosts.md).")
+
+
+class _DumpCommand(TyperCommand):
+    """parse and diff: the --os help names every parser, so the parsers are imported when
+    the command is built (a run of `calc` or `probe` never builds it)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        import parsers
+        for param in self.params:
+            if param.name == "os_name":
+                param.help = OS_HELP + ", ".join(parsers.names()) + "."
 
 
 def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
@@ -31,6 +43,8 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
     if os_name:
         try:
+            import parsers
+            from parsers.model import ParseError
             parsers.get(os_name)
         except ParseError as exc:
             raise typer.BadParameter(str(exc), param_hint="--os")
@@ -70,9 +84,15 @@ def _finish(outcome: Outcome) -> None:
         raise typer.Exit(3)
 
 
-SNAPSHOT_HEADERS = ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
-DELTA_HEADERS = (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
-                 + ["frags/dgram", "fail share", "events"])
+def _snapshot_headers() -> List[str]:
+    from parsers.model import COUNTERS
+    return ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
+
+
+def _delta_headers() -> List[str]:
+    from parsers.model import COUNTERS
+    return (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
+            + ["frags/dgram", "fail share", "events"])
 
 
 def _said(s: Snapshot, shown: set) -> None:
@@ -84,6 +104,7 @@ def _said(s: Snapshot, shown: set) -> None:
 
 
 def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
+    from parsers.model import COUNTERS
     if shown is not None:
         _said(s, shown)
     for family in ("ipv4", "ipv6"):
@@ -93,6 +114,7 @@ def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
 
 
 def _delta_rows(d: Delta):
+    from parsers.model import COUNTERS
     events = ", ".join(f"{e['type']} {e.get('family', '')}.{e.get('counter', '')}".rstrip(".") for e in d.events)
     for family in ("ipv4", "ipv6"):
         values = getattr(d, family)
@@ -131,7 +153,7 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     outcome = Outcome()
     shown: set = set()
     emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, lambda s: _snapshot_rows(s, shown),
-         SNAPSHOT_HEADERS)
+         _snapshot_headers())
     _finish(outcome)
 
 
@@ -164,7 +186,7 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     outcome = Outcome()
     found = hosts.build(((s, inp.case) for s, inp in _snapshots(paths, os_name, outcome, quiet)),
                         forced=host, note=error)
-    pairs = emit((d for h in found for d in h.deltas), fmt, _delta_rows, DELTA_HEADERS)
+    pairs = emit((d for h in found for d in h.deltas), fmt, _delta_rows, _delta_headers())
     if not pairs:
         if outcome.snapshots:
             each = ", ".join(f"{h.facts.name} ({len(h.snapshots)})" for h in found if h.snapshots)
@@ -174,5 +196,5 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
 
 
 def register(app: typer.Typer) -> None:
-    app.command("parse")(parse)
-    app.command("diff")(diff)
+    app.command("parse", cls=_DumpCommand)(parse)
+    app.command("diff", cls=_DumpCommand)(diff)

@@ -37,6 +37,10 @@ def _name(info: Any) -> Optional[str]:
 
 def _selected(app: typer.Typer, args: List[str]) -> typer.Typer:
     """`app` with only the command or group that `args` names, when it names exactly one."""
+    if args and args[0] in ("--version", "-V"):
+        view = copy.copy(app)        # the root's eager --version answers before any command is looked at
+        view.registered_commands, view.registered_groups = [], []
+        return view
     if not args or args[0].startswith("-") or any(k.endswith("_COMPLETE") for k in os.environ):
         return app
     wanted = args[0]

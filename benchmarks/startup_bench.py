@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Start-up time of the `mssdiag` console script, beside `python -c pass` and jc.
+
+Every command runs as its own process, N times, the commands taken in turn (round robin,
+so a load that comes and goes on a shared machine touches all of them alike). For each it
+prints the median wall time and the median CPU time (user + system: less sensitive to
+other processes than the wall clock) and, for mssdiag, which of the heavy modules the run
+imported (rich, pydantic, tabulate, importlib.metadata, scapy), from `python -X importtime`.
+
+  .venv/bin/python benchmarks/startup_bench.py [-n 21] [--mssdiag PATH] [--jc PATH]
+
+--mssdiag defaults to the console script beside this Python; --jc to `jc` on PATH (jc is not
+a dependency: `python3 -m venv /tmp/jc && /tmp/jc/bin/pip install jc`, then --jc /tmp/jc/bin/jc).
+The goal (issue 10): <= 0.05 s for the offline commands.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ROOT / "fixtures" / "cases" / "demo" / "vos-host" / "netstat-stcp.txt"
+JC_INPUT = ROOT / "fixtures" / "netstat" / "linux" / "lkml-2003-nfs-2.6.0-test9.txt"
+HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy")
+
+
+def commands(mssdiag: str, jc: str | None):
+    """(label, argv, extra environment, stdin file) for every command measured."""
+    py = sys.executable
+    out = [("python -c pass", [py, "-c", "pass"], {}, None),
+           ("mssdiag --version", [mssdiag, "--version"], {}, None),
+           ("mssdiag --help", [mssdiag, "--help"], {}, None),
+           (f"mssdiag parse {SMALL.name}", [mssdiag, "parse", str(SMALL)], {}, None),
+           (f"mssdiag parse {SMALL.name} --json", [mssdiag, "parse", str(SMALL), "--json"], {}, None),
+           ("mssdiag calc mss --mtu 1500 --encap pppoe", [mssdiag, "calc", "mss", "--mtu", "1500", "--encap", "pppoe"],
+            {}, None),
+           ("mssdiag calc mss --mtu 1500 --json", [mssdiag, "calc", "mss", "--mtu", "1500", "--json"], {}, None),
+           ("mssdiag probe --help", [mssdiag, "probe", "--help"], {}, None),
+           ("completion: COMP_WORDS='mssdiag pa'", [mssdiag],
+            {"_MSSDIAG_COMPLETE": "complete_bash", "COMP_WORDS": "mssdiag pa", "COMP_CWORD": "1"}, None)]
+    if jc:
+        out += [("jc --version", [jc, "--version"], {}, None),
+                ("jc --help", [jc, "--help"], {}, None),
+                (f"jc --netstat < {JC_INPUT.name}", [jc, "--netstat"], {}, JC_INPUT)]
+    return out
+
+
+def once(argv, extra, stdin) -> tuple[float, float]:
+    env = dict(os.environ, **extra)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with open(stdin if stdin else os.devnull, "rb") as inp:
+        subprocess.run(argv, env=env, stdin=inp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def heavy_modules(argv, extra) -> str:
+    """The heavy modules a run imports (mssdiag runs only: the script's own Python, -X importtime)."""
+    script = Path(argv[0])
+    try:
+        first = script.read_text(errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return ""
+    if not first.startswith("#!"):
+        return ""
+    python = first[2:].strip().split()[0]
+    code = "import sys; sys.argv[0] = 'mssdiag'; from toolkit.entry import main; main()"
+    env = dict(os.environ, **extra)
+    err = subprocess.run([python, "-X", "importtime", "-c", code] + argv[1:], env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True).stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
+    return ", ".join(m for m in HEAVY if m in loaded) or "none"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-n", type=int, default=21, help="runs of each command (default 21)")
+    ap.add_argument("--mssdiag", default=str(Path(sys.executable).with_name("mssdiag")))
+    ap.add_argument("--jc", default=shutil.which("jc"))
+    args = ap.parse_args()
+    if not os.access(args.mssdiag, os.X_OK):
+        sys.exit(f"startup_bench: {args.mssdiag}: no mssdiag console script (make .venv/.installed, or --mssdiag)")
+    todo = commands(args.mssdiag, args.jc)
+    for _, argv, extra, stdin in todo:                  # warm: page cache, __pycache__
+        once(argv, extra, stdin)
+    walls = {label: [] for label, *_ in todo}
+    cpus = {label: [] for label, *_ in todo}
+    for _ in range(args.n):
+        for label, argv, extra, stdin in todo:
+            wall, cpu = once(argv, extra, stdin)
+            walls[label].append(wall)
+            cpus[label].append(cpu)
+    print(f"start-up, median of {args.n} runs each; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"mssdiag: {args.mssdiag}\njc: {args.jc or 'not found (see --jc)'}\n")
+    print(f"{'command':45} {'wall s':>7} {'cpu s':>7}  heavy modules imported")
+    for label, argv, extra, _ in todo:
+        heavy = heavy_modules(argv, extra) if label.startswith(("mssdiag", "completion")) else ""
+        print(f"{label:45} {statistics.median(walls[label]):7.3f} {statistics.median(cpus[label]):7.3f}  {heavy}")
+
+
+if __name__ == "__main__":
+    main()
