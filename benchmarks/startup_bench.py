@@ -73,6 +73,8 @@ def heavy_modules(argv, extra) -> str:
     if not first.startswith("#!"):
         return ""
     python = first[2:].strip().split()[0]
+    if "python" not in os.path.basename(python):
+        return ""
     code = "import sys; sys.argv[0] = 'mssdiag'; from toolkit.entry import main; main()"
     env = dict(os.environ, **extra)
     err = subprocess.run([python, "-X", "importtime", "-c", code] + argv[1:], env=env, stdout=subprocess.DEVNULL,
