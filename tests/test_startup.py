@@ -60,7 +60,9 @@ def test_tab_completion_stays_light():
     got, out = imported([], env={"_MSSDIAG_COMPLETE": "complete_bash", "COMP_WORDS": "mssdiag pa",
                                  "COMP_CWORD": "1"})
     assert "parse" in out.split()
-    assert not {"rich", "pydantic", "tabulate", "scapy"} & set(got), got
+    assert not {"rich", "pydantic", "tabulate", "scapy", "parsers"} & set(got), got
+    got, out = imported([], env={"_MSSDIAG_COMPLETE": "complete_zsh", "_TYPER_COMPLETE_ARGS": "mssdiag parse --o"})
+    assert "Read every dump as this OS" in out and "windows" in out        # the option help, names filled in
 
 
 def test_version_constant_is_the_package_version():

@@ -5,8 +5,8 @@ import sys
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
 import typer
-from typer.core import TyperCommand
 
+from toolkit.cli.startup import late_help
 from toolkit.output import FORMATS, emit, error
 
 if TYPE_CHECKING:      # the parsers and the library are imported inside the commands: start-up stays light
@@ -15,7 +15,7 @@ if TYPE_CHECKING:      # the parsers and the library are imported inside the com
     from toolkit.inputs import Outcome
 
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
-OS_HELP = "Read every dump as this OS instead of detecting it: "      # + the parsers' names, see _DumpCommand
+OS_HELP = "Read every dump as this OS instead of detecting it: "      # + the parsers' names: _os_help
 OS_OPT = typer.Option(None, "--os", metavar="OS", help=OS_HELP)
 FMT_OPT = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one array) or jsonl (one object a line).")
 JSON_OPT = typer.Option(False, "--json", help="Same as --format json.")
@@ -24,16 +24,9 @@ HOST_OPT = typer.Option(None, "--host", metavar="NAME", help="Every dump given i
                         "comes from a host.toml, the prompt, or a file name like web1-0900.txt; see docs/hosts.md).")
 
 
-class _DumpCommand(TyperCommand):
-    """parse and diff: the --os help names every parser, so the parsers are imported when
-    the command is built (a run of `calc` or `probe` never builds it)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        import parsers
-        for param in self.params:
-            if param.name == "os_name":
-                param.help = OS_HELP + ", ".join(parsers.names()) + "."
+def _os_help() -> str:
+    import parsers     # every parser: only when parse/diff's options are used or shown
+    return OS_HELP + ", ".join(parsers.names()) + "."
 
 
 def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
@@ -196,5 +189,5 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
 
 
 def register(app: typer.Typer) -> None:
-    app.command("parse", cls=_DumpCommand)(parse)
-    app.command("diff", cls=_DumpCommand)(diff)
+    app.command("parse", cls=late_help(os_name=_os_help))(parse)
+    app.command("diff", cls=late_help(os_name=_os_help))(diff)

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import typer
+from typer.core import TyperCommand
 
 _SIMPLE = (str, int, float, bool)
 
@@ -127,6 +128,29 @@ def _lighten(command: Any) -> None:
         command.get_help_option = help_option
     for sub in getattr(command, "commands", {}).values():
         _lighten(sub)
+
+
+class LateHelp(TyperCommand):
+    """A command whose option help names what only heavy imports know (the parsers' OS
+    names): the text is made when the command's parameters are first asked for (its own
+    run, its help, completing its options), never when another command runs or when the
+    command names are completed."""
+
+    late: Dict[str, Callable[[], str]] = {}
+
+    def get_params(self, ctx: Any) -> List[Any]:
+        if self.late:
+            for param in self.params:
+                if param.name in self.late:
+                    param.help = self.late[param.name]()
+            self.late = {}
+        return super().get_params(ctx)
+
+
+def late_help(**texts: Callable[[], str]) -> type:
+    """A command class (`app.command(cls=...)`) whose options' help, by parameter name,
+    comes from these functions when first needed."""
+    return type("LateHelpCommand", (LateHelp,), {"late": texts})
 
 
 def command(app: typer.Typer, args: List[str]):

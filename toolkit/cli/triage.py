@@ -5,25 +5,18 @@ import sys
 from typing import List, Optional
 
 import typer
-from typer.core import TyperCommand
 
 from toolkit.cli.probe import ports_and_text
+from toolkit.cli.startup import late_help
 from toolkit.output import error, write, write_atomic
 
 OS_HELP = ("The host's platform, for advice: {}. Dumps are still read as what they are (a VOS host's "
            "TCP_OS dump).")
 
 
-class _TriageCommand(TyperCommand):
-    """The --os help names the platforms, known once the parsers and platforms are
-    imported: done when the command is built, so other commands' runs never pay for it."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        from toolkit.hostfile import OS_NAMES
-        for param in self.params:
-            if param.name == "os_name":
-                param.help = OS_HELP.format(" ".join(OS_NAMES))
+def _os_help() -> str:
+    from toolkit.hostfile import OS_NAMES     # the parsers and platforms: only when triage's options are used or shown
+    return OS_HELP.format(" ".join(OS_NAMES))
 
 
 def triage(
@@ -39,7 +32,7 @@ def triage(
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
     host: Optional[str] = typer.Option(None, "--host", metavar="NAME", help="Every input given is this one host "
                                        "(else hosts come from host.toml, prompts, file names, counters: docs/hosts.md)."),
-    os_name: Optional[str] = typer.Option(None, "--os", help=OS_HELP.format("...")),   # see _TriageCommand
+    os_name: Optional[str] = typer.Option(None, "--os", help=OS_HELP.format("...")),   # see _os_help
     release: Optional[str] = typer.Option(None, "--release", help="OS release, e.g. 14.6 or 'Windows Server 2003'."),
     peer: Optional[str] = typer.Option(None, "--peer", help="local or non-local: is the peer on the host's subnet?"),
     bandwidth: Optional[str] = typer.Option(None, "--bandwidth", help="Link rate, e.g. 100M or 10G."),
@@ -127,4 +120,4 @@ def _checked(option: str, key: str, value: Optional[str]):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("triage", cls=_TriageCommand)(triage)
+    app.command("triage", cls=late_help(os_name=_os_help))(triage)
