@@ -7,11 +7,13 @@ prints the median wall time and the median CPU time (user + system: less sensiti
 other processes than the wall clock) and, for mssdiag, which of the heavy modules the run
 imported (rich, pydantic, tabulate, importlib.metadata, scapy), from `python -X importtime`.
 
-  .venv/bin/python benchmarks/startup_bench.py [-n 21] [--mssdiag PATH] [--jc PATH]
+  .venv/bin/python benchmarks/startup_bench.py [-n 21] [--mssdiag PATH] [--jc PATH] [--also NAME=PATH ...]
 
 --mssdiag defaults to the console script beside this Python; --jc to `jc` on PATH (jc is not
 a dependency: `python3 -m venv /tmp/jc && /tmp/jc/bin/pip install jc`, then --jc /tmp/jc/bin/jc).
-The goal (issue 10): <= 0.05 s for the offline commands.
+--also NAME=PATH runs the same mssdiag commands with another script too (another install, an
+older checkout), interleaved with the others. The goal (issue 10): <= 0.05 s for the offline
+commands.
 """
 from __future__ import annotations
 
@@ -31,11 +33,10 @@ JC_INPUT = ROOT / "fixtures" / "netstat" / "linux" / "lkml-2003-nfs-2.6.0-test9.
 HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy")
 
 
-def commands(mssdiag: str, jc: str | None):
-    """(label, argv, extra environment, stdin file) for every command measured."""
-    py = sys.executable
-    out = [("python -c pass", [py, "-c", "pass"], {}, None),
-           ("mssdiag --version", [mssdiag, "--version"], {}, None),
+def mssdiag_commands(mssdiag: str, name: str = ""):
+    """(label, argv, extra environment, stdin file) for each mssdiag command measured."""
+    tag = f"[{name}] " if name else ""
+    out = [("mssdiag --version", [mssdiag, "--version"], {}, None),
            ("mssdiag --help", [mssdiag, "--help"], {}, None),
            (f"mssdiag parse {SMALL.name}", [mssdiag, "parse", str(SMALL)], {}, None),
            (f"mssdiag parse {SMALL.name} --json", [mssdiag, "parse", str(SMALL), "--json"], {}, None),
@@ -45,6 +46,14 @@ def commands(mssdiag: str, jc: str | None):
            ("mssdiag probe --help", [mssdiag, "probe", "--help"], {}, None),
            ("completion: COMP_WORDS='mssdiag pa'", [mssdiag],
             {"_MSSDIAG_COMPLETE": "complete_bash", "COMP_WORDS": "mssdiag pa", "COMP_CWORD": "1"}, None)]
+    return [(tag + label, argv, extra, stdin) for label, argv, extra, stdin in out]
+
+
+def commands(mssdiag: str, jc: str | None, also):
+    """(label, argv, extra environment, stdin file) for every command measured."""
+    out = [("python -c pass", [sys.executable, "-c", "pass"], {}, None)] + mssdiag_commands(mssdiag)
+    for name, path in also:
+        out += mssdiag_commands(path, name)
     if jc:
         out += [("jc --version", [jc, "--version"], {}, None),
                 ("jc --help", [jc, "--help"], {}, None),
@@ -88,10 +97,13 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=21, help="runs of each command (default 21)")
     ap.add_argument("--mssdiag", default=str(Path(sys.executable).with_name("mssdiag")))
     ap.add_argument("--jc", default=shutil.which("jc"))
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
+                    help="another mssdiag script to measure beside this one")
     args = ap.parse_args()
+    also = [tuple(a.split("=", 1)) for a in args.also]
     if not os.access(args.mssdiag, os.X_OK):
         sys.exit(f"startup_bench: {args.mssdiag}: no mssdiag console script (make .venv/.installed, or --mssdiag)")
-    todo = commands(args.mssdiag, args.jc)
+    todo = commands(args.mssdiag, args.jc, also)
     for _, argv, extra, stdin in todo:                  # warm: page cache, __pycache__
         once(argv, extra, stdin)
     walls = {label: [] for label, *_ in todo}
@@ -102,11 +114,14 @@ def main() -> None:
             walls[label].append(wall)
             cpus[label].append(cpu)
     print(f"start-up, median of {args.n} runs each; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    print(f"mssdiag: {args.mssdiag}\njc: {args.jc or 'not found (see --jc)'}\n")
-    print(f"{'command':45} {'wall s':>7} {'cpu s':>7}  heavy modules imported")
+    print(f"mssdiag: {args.mssdiag}\njc: {args.jc or 'not found (see --jc)'}")
+    for name, path in also:
+        print(f"[{name}]: {path}")
+    print()
+    print(f"{'command':55} {'wall s':>7} {'cpu s':>7}  heavy modules imported")
     for label, argv, extra, _ in todo:
-        heavy = heavy_modules(argv, extra) if label.startswith(("mssdiag", "completion")) else ""
-        print(f"{label:45} {statistics.median(walls[label]):7.3f} {statistics.median(cpus[label]):7.3f}  {heavy}")
+        heavy = heavy_modules(argv, extra) if "mssdiag" in label or "completion" in label else ""
+        print(f"{label:55} {statistics.median(walls[label]):7.3f} {statistics.median(cpus[label]):7.3f}  {heavy}")
 
 
 if __name__ == "__main__":
