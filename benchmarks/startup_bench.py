@@ -51,7 +51,9 @@ def mssdiag_commands(mssdiag: str, name: str = ""):
 
 def commands(mssdiag: str, jc: str | None, also):
     """(label, argv, extra environment, stdin file) for every command measured."""
-    out = [("python -c pass", [sys.executable, "-c", "pass"], {}, None)] + mssdiag_commands(mssdiag)
+    out = [("python -c pass", [sys.executable, "-c", "pass"], {}, None),
+           ("python -c 'import typer' (the floor with typer)", [sys.executable, "-c", "import typer"], {}, None)]
+    out += mssdiag_commands(mssdiag)
     for name, path in also:
         out += mssdiag_commands(path, name)
     if jc:
