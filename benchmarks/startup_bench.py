@@ -12,7 +12,9 @@ imported (rich, pydantic, tabulate, importlib.metadata, scapy), from `python -X 
 --mssdiag defaults to the console script beside this Python; --jc to `jc` on PATH (jc is not
 a dependency: `python3 -m venv /tmp/jc && /tmp/jc/bin/pip install jc`, then --jc /tmp/jc/bin/jc).
 --also NAME=PATH runs the same mssdiag commands with another script too (another install, an
-older checkout), interleaved with the others. The goal (issue 10): <= 0.05 s for the offline
+older checkout), interleaved with the others. --instructions adds, per command, the
+instructions one run executes (valgrind's callgrind, once each): unlike the clocks, that
+figure does not move with the machine's load. The goal (issue 10): <= 0.05 s for the offline
 commands.
 """
 from __future__ import annotations
@@ -74,6 +76,25 @@ def once(argv, extra, stdin) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def instructions(argv, extra, stdin) -> str:
+    """Instructions executed by one run, from valgrind --tool=callgrind ('' without valgrind)."""
+    if not shutil.which("valgrind"):
+        return ""
+    argv = list(argv)
+    try:
+        first = Path(argv[0]).read_text(errors="replace").splitlines()[0]
+        if first.startswith("#!") and "python" in first:      # valgrind the interpreter, not the script
+            argv = [first[2:].strip().split()[0]] + argv
+    except (OSError, IndexError, UnicodeDecodeError):
+        pass
+    with open(stdin if stdin else os.devnull, "rb") as inp:
+        err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+                             env=dict(os.environ, **extra), stdin=inp, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True).stderr
+    found = [line.split("Collected :")[1].strip() for line in err.splitlines() if "Collected :" in line]
+    return f"{int(found[-1]) / 1e6:.0f}M" if found else "?"
+
+
 def heavy_modules(argv, extra) -> str:
     """The heavy modules a run imports (mssdiag runs only: the script's own Python, -X importtime)."""
     script = Path(argv[0])
@@ -101,6 +122,7 @@ def main() -> None:
     ap.add_argument("--jc", default=shutil.which("jc"))
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
                     help="another mssdiag script to measure beside this one")
+    ap.add_argument("--instructions", action="store_true", help="also count instructions with valgrind")
     args = ap.parse_args()
     also = [tuple(a.split("=", 1)) for a in args.also]
     if not os.access(args.mssdiag, os.X_OK):
@@ -120,10 +142,12 @@ def main() -> None:
     for name, path in also:
         print(f"[{name}]: {path}")
     print()
-    print(f"{'command':55} {'wall s':>7} {'cpu s':>7}  heavy modules imported")
-    for label, argv, extra, _ in todo:
+    print(f"{'command':55} {'wall s':>7} {'cpu s':>7} {'instr':>6}  heavy modules imported")
+    for label, argv, extra, stdin in todo:
         heavy = heavy_modules(argv, extra) if "mssdiag" in label or "completion" in label else ""
-        print(f"{label:55} {statistics.median(walls[label]):7.3f} {statistics.median(cpus[label]):7.3f}  {heavy}")
+        count = instructions(argv, extra, stdin) if args.instructions else ""
+        print(f"{label:55} {statistics.median(walls[label]):7.3f} {statistics.median(cpus[label]):7.3f} "
+              f"{count:>6}  {heavy}")
 
 
 if __name__ == "__main__":
