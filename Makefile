@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,fleet]'
 	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
 	$(BIN)/python -m compileall -q toolkit parsers
 	touch $(STAMP)
