@@ -10,6 +10,8 @@ $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,fleet]'
+	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
+	$(BIN)/python -m compileall -q toolkit parsers
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -28,6 +30,7 @@ test: $(STAMP) system-deps
 # Figures beside grep / tracepath / scamper (docs/benchmarks.md). bench-probe needs root.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_bench.py
+	$(BIN)/python benchmarks/startup_bench.py
 
 bench-probe: $(STAMP) system-deps
 	$(BIN)/python benchmarks/probe_bench.py

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, TRAFFIC, Meta, Reading
 
@@ -32,7 +33,7 @@ META = Meta(
         "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
-_MARKERS = re.compile(
+_MARKERS = lazy(
     r"ipintrq overflows|dead gateway detection|path MTU discovery|path MTU rediscovery"
     r"|IP Multicast packets dropped due to no receiver|packets? (?:processed|dropped) by threads"
     r"|dropped due to MLS filters|not sent due to MLS filters|spliced connections|largesend"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading
 
@@ -56,7 +57,7 @@ META = Meta(
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX
 # print none of them; AIX calls its IPv6 section "ipv6:", never "ip6:").
-_MARKERS = re.compile(
+_MARKERS = lazy(
     r"tunneling packets? that can'?t find gif|with ip length > max ip packet size"
     r"|datagrams? with bad address in header|packets? received for unknown multicast group"
     r"|malformed fragments? dropped|fragment floods?|checksummed in software"

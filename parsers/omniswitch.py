@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
+from ._regex import lazy
 from . import base
 from .model import Meta, Reading
 
@@ -55,9 +56,9 @@ META = Meta(
         "counters (4294931545 requested for transmit in the manual's own example is close to the wrap)."),
 )
 
-_LINE = re.compile(r"^[ \t>]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]*(?:=[ \t]*)?(?P<value>[0-9][0-9, .]*?)[ \t]*,?[ \t]*$")
-_PAIR = re.compile(r"^[ \t]*Total Datagrams Recvd/Forwarded[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)", re.I)
-_SIDE = re.compile(r"^[ \t]*Datagrams[ \t]+(?P<side>received|sent)[ \t]*:?[ \t]*$", re.I)
+_LINE = lazy(r"^[ \t>]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]*(?:=[ \t]*)?(?P<value>[0-9][0-9, .]*?)[ \t]*,?[ \t]*$")
+_PAIR = lazy(r"^[ \t]*Total Datagrams Recvd/Forwarded[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)", re.I)
+_SIDE = lazy(r"^[ \t]*Datagrams[ \t]+(?P<side>received|sent)[ \t]*:?[ \t]*$", re.I)
 
 _MAP: Dict[str, str] = {
     "received total": "InReceives", "received delivered to users": "InDelivers",
@@ -71,7 +72,7 @@ _MAP: Dict[str, str] = {
 }
 _RAW_ONLY = {" pdus needing fragmentation", " reassembly timeout (seconds)"}
 
-_DETECT = re.compile(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
+_DETECT = lazy(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
                      r"|PDUs (?:Needing|Successfully) Reass|^[ \t]*IP Statistics and Errors", re.M | re.I)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading
 
@@ -35,7 +36,7 @@ META = Meta(
 )
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmOKs", r"datagrams? reassembled"))
-_MARKER = re.compile(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.M | re.I)
+_MARKER = lazy(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.M | re.I)
 
 
 def detect(text: str) -> float:

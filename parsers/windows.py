@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
+from ._regex import lazy
 from . import base
 from .text import DAMAGED
 from .model import TRAFFIC, Meta, Reading
@@ -106,28 +107,28 @@ NETSH_LABELS: Dict[str, str] = {
 }
 NETSH_SETTINGS = {"再構築のタイムアウト"}          # Reassembly Timeout: the timer in seconds
 NETSH_FORWARDING = {"転送": {"有効": True, "無効": False}}   # Forwarding: Enabled / Disabled
-_NETSH = re.compile(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
-_NETSH_HEADER = re.compile(r"^[ \t]*MIB-II IP", re.M)
-_NETSH_STRONG = re.compile(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
+_NETSH = lazy(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
+_NETSH_HEADER = lazy(r"^[ \t]*MIB-II IP", re.M)
+_NETSH_STRONG = lazy(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
                            r"|作成されたフラグメント)[ \t]*:[ \t]*[0-9]", re.M)
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}
 # `  Label = value` for a label we read; anything after the value is kept so it can be
 # warned about.
-_KNOWN = re.compile(r"^\s*(?P<label>" + "|".join(
+_KNOWN = lazy(r"^\s*(?P<label>" + "|".join(
     r"\s+".join(map(re.escape, label.split())) for label in sorted({*LABELS, *SETTINGS}, key=len, reverse=True))
     + r")\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$", re.I | re.A)  # re.A: no Unicode case folding (ſ, K)
 
 # A header line has no `=` and no number standing alone (the 4 of IPv4, the 6 of ICMPv6
 # belong to words).
-_LONE_DIGIT = re.compile(r"(?<![A-Za-z\d])\d")
-_WORD = re.compile(r"[^\W\d_]+\d*", re.U)
+_LONE_DIGIT = lazy(r"(?<![A-Za-z\d])\d")
+_WORD = lazy(r"[^\W\d_]+\d*", re.U)
 
-_DETECT_STRONG = re.compile(
+_DETECT_STRONG = lazy(
     r"^[\s>]*(?:Reassembly (?:Required|Successful|Failures)|Datagrams (?:Successfully Fragmented"
     r"|Failing Fragmentation)|Fragments Created|Reassemblierung (?:erforderlich|erfolgreich|erfolglos)"
     r"|Erfolg(?:reiche|lose) Datagrammfragmentierung|Erzeugte Fragmente)\s*=\s*\d", re.M | re.I)
-_DETECT_WEAK = re.compile(
+_DETECT_WEAK = lazy(
     r"^[\s>]*(?:(?:IP|IPv4|IPv6) Statistics|IPv[46]-Statistik|Interface Statistics"
     r"|(?:Packets Received|Received Header Errors|Received Address Errors|Output Requests"
     r"|Received Packets Discarded|Empfangene Pakete)\s*=\s*\d)", re.M | re.I)

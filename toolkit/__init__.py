@@ -1,15 +1,5 @@
 """mssdiag: diagnose TCP MSS, path MTU and IP fragmentation problems."""
 
-
-def __getattr__(name: str):
-    # The version comes from the installed package's metadata, read only when asked for
-    # (importlib.metadata costs ~20 ms at start-up).
-    if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            value = version("mssdiag")
-        except PackageNotFoundError:  # running from a source tree that is not installed
-            value = "0+unknown"
-        globals()["__version__"] = value
-        return value
-    raise AttributeError(name)
+# A constant, not importlib.metadata (~20 ms at start-up); tests/test_startup.py keeps it
+# equal to setup.cfg's version and to the installed package's metadata.
+__version__ = "0.1.0"

@@ -11,10 +11,7 @@ import json
 import os
 import re
 import sys
-import tempfile
 from typing import Callable, Iterable, Optional, Sequence
-
-from tabulate import tabulate
 
 FORMATS = ("table", "json", "jsonl")
 
@@ -122,6 +119,7 @@ def json_lines(items: Iterable[dict], out=None) -> int:
 
 def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out=None) -> int:
     """A plain table, printed a page at a time so a huge input does not pile up in memory."""
+    from tabulate import tabulate     # imports importlib.metadata: only the table path pays
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
@@ -166,6 +164,8 @@ def write_atomic(path: str, text: str, mode: Optional[int] = None) -> None:
     temporary name starts with a dot and ends in .tmp, so a reader that globs the target's
     pattern (node_exporter's textfile collector reads `*.prom`) never sees it half-written.
     `mode`: the file's permissions (default: the old file's, else 0644 less the umask)."""
+    import tempfile
+
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:

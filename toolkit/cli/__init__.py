@@ -14,6 +14,7 @@ from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
 from toolkit.cli import fleet as fleet_cli
+from toolkit.cli import startup
 
 app = typer.Typer(
     name="mssdiag",
@@ -72,7 +73,7 @@ def main() -> None:
     try:
         if sys.stdout is None:
             raise OSError(9, "stdout is closed")
-        code = app(prog_name="mssdiag", standalone_mode=False)
+        code = startup.command(app, sys.argv[1:])(prog_name="mssdiag", standalone_mode=False)
         sys.stdout.flush()
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":

@@ -5,10 +5,7 @@ import sys
 from typing import Callable, Optional, TypeVar
 
 import typer
-from tabulate import tabulate
 
-from toolkit import calc as c
-from toolkit.platforms import vos
 from toolkit.output import dumps, error
 
 app = typer.Typer(name="calc", help="TCP numbers: MSS from MTU, packets for a transfer, BDP and buffers, Mathis bound.",
@@ -29,6 +26,7 @@ def _show(data: dict, rows, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(dumps(data) + "\n")
     else:
+        from tabulate import tabulate
         sys.stdout.write(tabulate(rows, tablefmt="plain") + "\n")
 
 
@@ -44,6 +42,8 @@ def mss(mtu: str = typer.Option("1500", "--mtu", help="Carrier MTU in bytes (the
 
     Example: mssdiag calc mss --mtu 1500 --encap pppoe,vlan
     """
+    from toolkit import calc as c
+    from toolkit.platforms import vos
     mtu_v = _parse("--mtu", mtu, lambda s: int(s) if s.isdigit() else (_ for _ in ()).throw(ValueError("not a whole number of bytes")))
     encaps = _parse("--encap", encap, c.parse_encaps)
     try:
@@ -71,6 +71,7 @@ def transfer(size: str = typer.Option("1MiB", "--size", help="Bytes to transfer:
 
     Example: mssdiag calc transfer --size 1MB --mss 536,1460
     """
+    from toolkit import calc as c
     n = _parse("--size", size, c.parse_size)
     msses = _parse("--mss", mss, lambda s: [int(x) for x in s.split(",") if x.strip().isdigit() and int(x) > 0]
                    if all(x.strip().isdigit() and int(x) > 0 for x in s.split(",")) and len(s.split(",")) <= 2
@@ -102,6 +103,7 @@ def bdp(bandwidth: str = typer.Option(..., "--bandwidth", help="Link rate: 100M,
 
     Example: mssdiag calc bdp --bandwidth 10G --rtt 20ms
     """
+    from toolkit import calc as c
     bw = _parse("--bandwidth", bandwidth, c.parse_rate)
     t = _parse("--rtt", rtt, c.parse_time)
     if factor < 1:
@@ -124,6 +126,7 @@ def mathis(mss: str = typer.Option(..., "--mss", help="MSS in bytes."),
 
     Example: mssdiag calc mathis --mss 1460 --rtt 50ms --loss 0.0001
     """
+    from toolkit import calc as c
     m = _parse("--mss", mss, lambda s: int(s) if s.isdigit() and int(s) > 0 else
                (_ for _ in ()).throw(ValueError("not an MSS in bytes")))
     t = _parse("--rtt", rtt, c.parse_time)

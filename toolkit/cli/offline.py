@@ -2,25 +2,31 @@
 from __future__ import annotations
 
 import sys
-from typing import Iterator, List, Optional
+from typing import TYPE_CHECKING, Iterator, List, Optional
 
 import typer
 
-import parsers
-from parsers.model import COUNTERS, ParseError, Snapshot
-from toolkit import diff as diffs
-from toolkit import hosts
-from toolkit.inputs import Outcome, read, size
+from toolkit.cli.startup import late_help
 from toolkit.output import FORMATS, emit, error
 
+if TYPE_CHECKING:      # the parsers and the library are imported inside the commands: start-up stays light
+    from parsers.model import Snapshot
+    from toolkit.diff import Delta
+    from toolkit.inputs import Outcome
+
 PATHS = typer.Argument(..., metavar="PATH...", help="Dump files, directories (read recursively) or - for stdin.")
-OS_OPT = typer.Option(None, "--os", metavar="OS", help="Read every dump as this OS instead of detecting it: "
-                      + ", ".join(parsers.names()) + ".")
+OS_HELP = "Read every dump as this OS instead of detecting it: "      # + the parsers' names: _os_help
+OS_OPT = typer.Option(None, "--os", metavar="OS", help=OS_HELP)
 FMT_OPT = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one array) or jsonl (one object a line).")
 JSON_OPT = typer.Option(False, "--json", help="Same as --format json.")
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")
 HOST_OPT = typer.Option(None, "--host", metavar="NAME", help="Every dump given is this host (else the host "
                         "comes from a host.toml, the prompt, or a file name like web1-0900.txt; see docs/hosts.md).")
+
+
+def _os_help() -> str:
+    import parsers     # every parser: only when parse/diff's options are used or shown
+    return OS_HELP + ", ".join(parsers.names()) + "."
 
 
 def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
@@ -30,6 +36,8 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
     if os_name:
         try:
+            import parsers
+            from parsers.model import ParseError
             parsers.get(os_name)
         except ParseError as exc:
             raise typer.BadParameter(str(exc), param_hint="--os")
@@ -38,6 +46,8 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
 
 def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
+    from toolkit import hosts
+    from toolkit.inputs import read, size
     inputs, _ = hosts.walk(paths, error, outcome.failed)
     other = [i for i in inputs if i.kind != "dump"]
     if other:
@@ -54,6 +64,7 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet
 
 def _named(items, forced: Optional[str]) -> Iterator[Snapshot]:
     """Each snapshot with the host it names (bare ones: none), as the host model says."""
+    from toolkit import hosts
     for snap, inp in items:
         snap.host = hosts.identify(snap, inp.case, forced)[0]
         yield snap
@@ -66,9 +77,15 @@ def _finish(outcome: Outcome) -> None:
         raise typer.Exit(3)
 
 
-SNAPSHOT_HEADERS = ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
-DELTA_HEADERS = (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
-                 + ["frags/dgram", "fail share", "events"])
+def _snapshot_headers() -> List[str]:
+    from parsers.model import COUNTERS
+    return ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
+
+
+def _delta_headers() -> List[str]:
+    from parsers.model import COUNTERS
+    return (["host", "from", "to", "elapsed_s", "family"] + list(COUNTERS)
+            + ["frags/dgram", "fail share", "events"])
 
 
 def _said(s: Snapshot, shown: set) -> None:
@@ -80,6 +97,7 @@ def _said(s: Snapshot, shown: set) -> None:
 
 
 def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
+    from parsers.model import COUNTERS
     if shown is not None:
         _said(s, shown)
     for family in ("ipv4", "ipv6"):
@@ -88,7 +106,8 @@ def _snapshot_rows(s: Snapshot, shown: Optional[set] = None):
             yield [s.source, s.index, s.os, s.host, s.taken_at, family] + [values[c] for c in COUNTERS]
 
 
-def _delta_rows(d: diffs.Delta):
+def _delta_rows(d: Delta):
+    from parsers.model import COUNTERS
     events = ", ".join(f"{e['type']} {e.get('family', '')}.{e.get('counter', '')}".rstrip(".") for e in d.events)
     for family in ("ipv4", "ipv6"):
         values = getattr(d, family)
@@ -122,11 +141,12 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
     """
+    from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
     shown: set = set()
     emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, lambda s: _snapshot_rows(s, shown),
-         SNAPSHOT_HEADERS)
+         _snapshot_headers())
     _finish(outcome)
 
 
@@ -153,11 +173,13 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
     """
+    from toolkit import hosts
+    from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
     found = hosts.build(((s, inp.case) for s, inp in _snapshots(paths, os_name, outcome, quiet)),
                         forced=host, note=error)
-    pairs = emit((d for h in found for d in h.deltas), fmt, _delta_rows, DELTA_HEADERS)
+    pairs = emit((d for h in found for d in h.deltas), fmt, _delta_rows, _delta_headers())
     if not pairs:
         if outcome.snapshots:
             each = ", ".join(f"{h.facts.name} ({len(h.snapshots)})" for h in found if h.snapshots)
@@ -167,5 +189,5 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
 
 
 def register(app: typer.Typer) -> None:
-    app.command("parse")(parse)
-    app.command("diff")(diff)
+    app.command("parse", cls=late_help(os_name=_os_help))(parse)
+    app.command("diff", cls=late_help(os_name=_os_help))(diff)

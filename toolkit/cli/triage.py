@@ -7,8 +7,16 @@ from typing import List, Optional
 import typer
 
 from toolkit.cli.probe import ports_and_text
-from toolkit.hostfile import OS_NAMES, HostFileError, convert
+from toolkit.cli.startup import late_help
 from toolkit.output import error, write, write_atomic
+
+OS_HELP = ("The host's platform, for advice: {}. Dumps are still read as what they are (a VOS host's "
+           "TCP_OS dump).")
+
+
+def _os_help() -> str:
+    from toolkit.hostfile import OS_NAMES     # the parsers and platforms: only when triage's options are used or shown
+    return OS_HELP.format(" ".join(OS_NAMES))
 
 
 def triage(
@@ -24,8 +32,7 @@ def triage(
     hosts_file: Optional[str] = typer.Option(None, "--hosts", metavar="FILE", help="Host facts file (TOML, see docs/triage.md)."),
     host: Optional[str] = typer.Option(None, "--host", metavar="NAME", help="Every input given is this one host "
                                        "(else hosts come from host.toml, prompts, file names, counters: docs/hosts.md)."),
-    os_name: Optional[str] = typer.Option(None, "--os", help="The host's platform, for advice: " + " ".join(OS_NAMES)
-                                          + ". Dumps are still read as what they are (a VOS host's TCP_OS dump)."),
+    os_name: Optional[str] = typer.Option(None, "--os", help=OS_HELP.format("...")),   # see _os_help
     release: Optional[str] = typer.Option(None, "--release", help="OS release, e.g. 14.6 or 'Windows Server 2003'."),
     peer: Optional[str] = typer.Option(None, "--peer", help="local or non-local: is the peer on the host's subnet?"),
     bandwidth: Optional[str] = typer.Option(None, "--bandwidth", help="Link rate, e.g. 100M or 10G."),
@@ -98,6 +105,7 @@ def triage(
 
 
 def _checked(option: str, key: str, value: Optional[str]):
+    from toolkit.hostfile import OS_NAMES, HostFileError, convert
     if value is None:
         return None
     try:
@@ -112,4 +120,4 @@ def _checked(option: str, key: str, value: Optional[str]):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("triage")(triage)
+    app.command("triage", cls=late_help(os_name=_os_help))(triage)

@@ -22,11 +22,23 @@ import re
 from types import ModuleType
 from typing import Dict, Optional, Tuple
 
-import parsers
 
-# Host platforms: parsers that have tuning knowledge here. Device parsers (cisco, huawei,
-# snmp) have none: a router gets network advice, not host commands.
-NAMES = tuple(n for n in parsers.names() if importlib.util.find_spec(f"{__name__}.{n}") is not None)
+def _names() -> Tuple[str, ...]:
+    """Host platforms: parsers that have tuning knowledge here. Device parsers (cisco,
+    huawei, snmp) have none: a router gets network advice, not host commands. Found on
+    first use (as `NAMES`): importing every parser is not for a run that needs one module."""
+    names = globals().get("NAMES")
+    if names is None:
+        import parsers
+        names = globals()["NAMES"] = tuple(n for n in parsers.names()
+                                           if importlib.util.find_spec(f"{__name__}.{n}") is not None)
+    return names
+
+
+def __getattr__(name: str):
+    if name == "NAMES":
+        return _names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def release_tuple(release: Optional[str]) -> Optional[Tuple[int, ...]]:
@@ -52,7 +64,7 @@ _CACHE: Dict[str, ModuleType] = {}
 
 def get(name: Optional[str]) -> Optional[ModuleType]:
     """The platform module for an OS name (parser META.name), or None for an unknown OS."""
-    if not name or name.lower() not in NAMES:
+    if not name or name.lower() not in _names():
         return None
     key = name.lower()
     if key not in _CACHE:

@@ -1,0 +1,161 @@
+"""The click command a run needs, built cheaply (docs/architecture.md, "Start-up").
+
+Two costs of typer that every run would otherwise pay:
+
+- typer turns the whole command tree into click commands on every run (every option of
+  every group). A run names its command first (`mssdiag parse ...`), so only that command
+  or group is built, and `--version` builds none; a run without one (`mssdiag`, `--help`,
+  a misspelt command, shell completion) gets the whole tree, so help, suggestions and
+  completion are unchanged.
+- typer >= 0.2x converts every option value through a pydantic TypeAdapter, and importing
+  pydantic costs ~50 ms (issue 10). Values of plain str/int/float/bool options that need
+  no conversion beyond `int("1500")` or `float("0.5")` are converted here, exactly as
+  pydantic would; anything else (an odd number like " 4" or "1_2", a range-checked option,
+  paths, enums, files) goes to typer's own conversion, so its results and error messages
+  stay typer's (tests/test_startup.py compares the two).
+"""
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any, Callable, Dict, List, Optional
+
+import typer
+from typer.core import TyperCommand
+
+_SIMPLE = (str, int, float, bool)
+
+
+def _name(info: Any) -> Optional[str]:
+    """The name a registered command or group answers to (None when typer would derive it
+    in a way not known here)."""
+    name = getattr(info, "name", None)
+    if isinstance(name, str):
+        return name
+    if isinstance(info, typer.models.CommandInfo) and info.callback is not None:
+        return info.callback.__name__.lower().replace("_", "-")     # as typer names it
+    return None
+
+
+def _selected(app: typer.Typer, args: List[str]) -> typer.Typer:
+    """`app` with only the command or group that `args` names, when it names exactly one."""
+    if args and args[0] in ("--version", "-V"):
+        view = copy.copy(app)        # the root's eager --version answers before any command is looked at
+        view.registered_commands, view.registered_groups = [], []
+        return view
+    if not args or args[0].startswith("-") or any(k.endswith("_COMPLETE") for k in os.environ):
+        return app
+    wanted = args[0]
+    commands = [c for c in app.registered_commands if _name(c) in (wanted, None)]
+    groups = [g for g in app.registered_groups if _name(g) in (wanted, None)]
+    if not any(_name(i) == wanted for i in commands + groups):
+        return app        # unknown: the full tree, for click's "No such command" and its suggestions
+    view = copy.copy(app)
+    view.registered_commands = commands
+    view.registered_groups = groups
+    return view
+
+
+class _Plain:
+    """typer's conversion of one parameter's value, for values that need none or a plain
+    int()/float(); the rest is handed to typer's own (pydantic) conversion."""
+
+    def __init__(self, param: Any, kind: type, many: bool):
+        self.param, self.kind, self.many = param, kind, many
+
+    def _one(self, value: Any) -> Any:
+        kind = self.kind
+        if type(value) is kind:
+            return value
+        if kind in (int, float) and isinstance(value, str) and value.isascii() and len(value) <= 15:
+            whole, dot, part = value.partition(".")
+            plain = whole.isdigit() and (whole == "0" or whole[0] != "0")      # no sign, space, _ or 0x
+            if plain and not dot:
+                return kind(whole)
+            if plain and kind is float and part.isdigit():
+                return float(value)
+        raise LookupError(value)
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        many = param.multiple or param.nargs == -1
+        if value is None:
+            return () if many else None
+        try:
+            if many:
+                if isinstance(value, str) or not isinstance(value, (list, tuple)):
+                    raise LookupError(value)
+                return [self._one(v) for v in value]
+            return self._one(value)
+        except LookupError:
+            return type(self.param).get_runtime_param(self.param).coerce(value, param=param, ctx=ctx)
+
+
+def _plain_kind(param: Any):
+    """(type, is a list) when the parameter's values may skip pydantic, else None."""
+    desc = getattr(param, "type_descriptor", None)
+    info = getattr(desc, "parameter_info", None)
+    if desc is None or info is None or not hasattr(param, "get_runtime_param"):
+        return None
+    if any(getattr(info, attr, None) is not None for attr in ("min", "max", "parser", "click_type")) \
+            or getattr(desc, "file_annotation", None) is not None or getattr(info, "clamp", False):
+        return None
+    annotation = desc.annotation
+    if annotation in _SIMPLE:
+        return annotation, False
+    if getattr(annotation, "__origin__", None) is list:
+        args = getattr(annotation, "__args__", ())
+        if len(args) == 1 and args[0] in (str, int, float):
+            return args[0], True
+    return None
+
+
+def _lighten_param(param: Any) -> Any:
+    kind = _plain_kind(param)
+    if kind is not None:
+        plain = _Plain(param, *kind)
+        param.get_runtime_param = lambda: plain
+    return param
+
+
+def _lighten(command: Any) -> None:
+    for param in getattr(command, "params", []):
+        _lighten_param(param)
+    original = getattr(command, "get_help_option", None)
+    if original is not None:           # --help is made per run, by each command
+
+        def help_option(ctx: Any, original=original) -> Any:
+            option = original(ctx)
+            return option if option is None else _lighten_param(option)
+        command.get_help_option = help_option
+    for sub in getattr(command, "commands", {}).values():
+        _lighten(sub)
+
+
+class LateHelp(TyperCommand):
+    """A command whose option help names what only heavy imports know (the parsers' OS
+    names): the text is made when the command's parameters are first asked for (its own
+    run, its help, completing its options), never when another command runs or when the
+    command names are completed."""
+
+    late: Dict[str, Callable[[], str]] = {}
+
+    def get_params(self, ctx: Any) -> List[Any]:
+        if self.late:
+            for param in self.params:
+                if param.name in self.late:
+                    param.help = self.late[param.name]()
+            self.late = {}
+        return super().get_params(ctx)
+
+
+def late_help(**texts: Callable[[], str]) -> type:
+    """A command class (`app.command(cls=...)`) whose options' help, by parameter name,
+    comes from these functions when first needed."""
+    return type("LateHelpCommand", (LateHelp,), {"late": texts})
+
+
+def command(app: typer.Typer, args: List[str]):
+    """The click command to run for `args`: what `app(...)` would run, built cheaply."""
+    built = typer.main.get_command(_selected(app, args))
+    _lighten(built)
+    return built
