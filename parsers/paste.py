@@ -95,7 +95,9 @@ _CUTS = (
      re.compile(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
                 r"|Opts|Reinj|Port):|" + _PROMPT + ")")),
     (re.compile(r"[0-9] [a-z]"),
-     re.compile(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)[ \t]+(?=[0-9])"
+     # net-tools 2.x opens Ip: with "Forwarding: 2": the cut goes after its value, not its colon
+     re.compile(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)(?<!Forwarding:)[ \t]+(?=[0-9])"
+                r"|(?<=Forwarding: [0-9])[ \t]+(?=[0-9])"
                 r"|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|" + _PROMPT + ")")),
 )
 _COUNTERS = re.compile(r"[0-9]")

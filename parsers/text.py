@@ -279,6 +279,7 @@ _COMMAND = re.compile(
     # "fields of the display ip statistics command" is prose, not a command
     r"|(?:^[ \t]*|^[^\n]{0,80}?[#>$%\]:][ \t]*)(?:snmp(?:bulk)?(?:walk|get)"          # net-snmp
     r"|sh(?:ow?)?\s+ipv?6?\s+traf\w*|sh(?:ow?)?\s+sys\w*\s+stat\w*"                   # Cisco, FTOS; Junos
+    r"|sh(?:ow?)?\s+kernel\s+ip(?:v6)?\s+counters"                                      # Arista EOS
     r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                                   # Huawei, H3C, 3Com
     r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*)"                       # Windows netsh
     r")(?:\s|$|\.exe)", re.I)

@@ -78,19 +78,9 @@ def _mangled(kind, text, prompt):
     raise ValueError(kind)
 
 
-# Known defect, in parsers/paste.py: a flattened net-tools 2.x dump is re-cut after
-# "Forwarding:" only, so "Forwarding: 2 372 total packets received" becomes "2 372 total packets
-# received" and InReceives is lost (with it the zero-filling of a complete Ip: section).
-# Strict: this fails as soon as the re-cut is fixed, so the mark gets removed.
-_FLATTENED_FORWARDING_LINE = {"linux/arista-eos-bash-netstat-s.txt"}
-
-
 @pytest.mark.parametrize("kind", ["prompt", "flattened", "html", "fenced", "collapsed", "pdf"])
 @pytest.mark.parametrize("path,prompt", FORMATS, ids=[f for f, _ in FORMATS])
 def test_every_format_survives_how_it_is_pasted(path, prompt, kind, request):
-    if kind == "flattened" and path in _FLATTENED_FORWARDING_LINE:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="paste.py re-cuts 'Forwarding: 2 N total "
-                                                                 "packets received' after the colon only"))
     want = _expected(path)
     snaps = parsers.parse(_mangle(kind, _text(path), prompt))
     got = [s for s in snaps if s.os == want["os"]]
@@ -239,3 +229,14 @@ def test_junos_show_system_statistics_of_one_protocol_reads_through_the_bsd_path
     want = _expected("bsd/junos_show_system_statistics.txt")[family]
     assert (snap.os, snap.prompt_host) == ("bsd", "mx1")
     assert getattr(snap, family) == want
+
+
+def test_arista_show_kernel_ip_counters_is_a_command_line():
+    """Two `show kernel ip counters` pasted one after the other: two snapshots of the switch
+    named by its prompt (before the command was known as one, they had no host)."""
+    text = _text("linux/arista-eos-bash-netstat-s.txt")
+    body = text[text.index("Ip:"):]
+    prompt = "veos-dc1-leaf2a#show kernel ip counters vrf VRF21\n"
+    snaps = parsers.parse(prompt + body + "\n" + prompt + body.replace("372 total", "400 total"))
+    assert [(s.prompt_host, s.ipv4["InReceives"]) for s in snaps] == [("veos-dc1-leaf2a", 372),
+                                                                       ("veos-dc1-leaf2a", 400)]
