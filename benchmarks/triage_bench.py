@@ -12,7 +12,7 @@ audit_bench.py build theirs):
      every OS the parsers read, counters grown between the two);
   3. a directory of 1,000 hosts, one dump each (what a fleet collection holds).
 
-Each command runs as its own process, pinned to one core when taskset exists; peak memory
+Each command runs as its own process (on one core with --pin); peak memory
 is the whole process's max RSS (wait4). Beside them, on the same bytes: `mssdiag parse
 --format jsonl` (parsing alone: the part of each figure the parser costs), `grep -c -i
 reassembl` and a bare Python line loop (what reading the bytes costs at all).
@@ -43,9 +43,12 @@ LOOP = ("import sys\nn = 0\nfor path in sys.argv[1:]:\n    with open(path, 'rb')
         "        for line in f:\n            n += 1\nprint(n)")
 
 
+PIN = []
+
+
 def run(argv, repeat: int):
     """Median wall seconds, median CPU seconds and the largest peak RSS (MiB) of `repeat` runs."""
-    one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    one_core = PIN
     out = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -104,8 +107,12 @@ def main() -> None:
     ap.add_argument("--fleet", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement of the host directories")
     ap.add_argument("--big-repeat", type=int, default=1, help="runs per measurement of the cron logs")
+    ap.add_argument("--big-what", default="triage,diff", help="what runs on the big log: triage,table,diff,parse")
+    ap.add_argument("--pin", action="store_true", help="pin every process to core 0 (taskset)")
     ap.add_argument("--keep", type=Path, help="build the inputs here and keep them")
     args = ap.parse_args()
+    if args.pin and shutil.which("taskset"):
+        PIN[:] = ["taskset", "-c", "0"]
     work = args.keep or Path(tempfile.mkdtemp(prefix="mssdiag-triage-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     all_dumps = templates()
@@ -120,7 +127,7 @@ def main() -> None:
             (work / f"cron-{mb}.count").write_text(str(n))
         n = int((work / f"cron-{mb}.count").read_text())
         rows += measure(f"cron log {mb} MiB ({n} snapshots)", [log], log.stat().st_size, n, args.big_repeat,
-                        ("triage", "table", "diff", "parse") if mb == args.small_mb else ("triage", "diff"))
+                        ("triage", "table", "diff", "parse") if mb == args.small_mb else args.big_what.split(","))
         if not args.keep:
             log.unlink()
     dumps = usable(all_dumps)
@@ -138,7 +145,7 @@ def main() -> None:
                     for a, b, w, c, m, s, r in rows],
                    headers=["input", "tool", "wall s", "CPU s", "MiB/CPU s", "snapshots/CPU s", "peak RSS MiB"]))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one process per tool"
-          f"{', pinned to core 0' if shutil.which('taskset') else ''}; host directories: median of {args.repeat}; "
+          f"{', pinned to core 0' if PIN else ''}; host directories: median of {args.repeat}; "
           f"templates: {len(dumps)} dumps ({', '.join(sorted({o for o, _ in dumps}))})")
     if not args.keep:
         shutil.rmtree(work)
