@@ -132,6 +132,8 @@ def main() -> None:
             log.unlink()
     dumps = usable(all_dumps)
     for hosts, per in ((args.hosts, 2), (args.fleet, 1)):
+        if not hosts:
+            continue
         folder = work / f"hosts-{hosts}x{per}"
         if not folder.exists():
             build_hosts(folder, dumps, hosts, per)
