@@ -10,6 +10,7 @@ Tables (docs/audit.md shows the full schema):
   snapshots    host, OS, format, taken_at, collected_at, source, parser version, counters (JSON)
   deltas       per later snapshot: elapsed time, reset/wrap/clock kind, increases summed over
                IPv4 and IPv6 (diff's policy: toolkit/diff.py)
+  hourly       the deltas rolled up per host and hour (what `audit report` reads; schema 2)
   probes       path MTU / MSS / black hole per target over time (vantage: where it ran from)
   collections  what a fleet index said about a host: ok, failed, unreachable
   events       opened, last seen, cleared; one open event per host, type and key
@@ -57,6 +58,12 @@ def resolve(path: Optional[str]) -> str:
 
 _COUNTER_COLS = ", ".join(f"{c} INTEGER" for c in COLUMNS.values())
 
+# One row per host and hour of the deltas that have a known increase: time covered and
+# increases summed (an hour's rate is sum(increase) * 3600 / sum(elapsed_s), as before).
+ROLLUP = ("SELECT host_id, CAST(t / 3600 AS INTEGER) * 3600 AS h, sum(elapsed_s) AS elapsed_s, count(*) AS intervals, "
+          + ", ".join(f"sum({c}) AS {c}" for c in COLUMNS.values())
+          + " FROM deltas WHERE {where} AND kind = 'ok' AND elapsed_s > 0 GROUP BY host_id, h")
+
 MIGRATIONS: List[str] = [
     # 0 -> 1
     f"""
@@ -96,6 +103,14 @@ MIGRATIONS: List[str] = [
     CREATE TABLE findings(id INTEGER PRIMARY KEY, host_id INTEGER NOT NULL, t REAL NOT NULL, run_id INTEGER,
         digest BLOB NOT NULL, findings TEXT NOT NULL);
     CREATE INDEX findings_host_t ON findings(host_id, t);
+    """,
+    # 1 -> 2: the hourly roll-up `audit report` reads (a month of a host is 720 rows, not
+    # 2,880 deltas grouped at every report), kept by refresh_deltas and prune; resets indexed.
+    f"""
+    CREATE TABLE hourly(host_id INTEGER NOT NULL, h INTEGER NOT NULL, elapsed_s REAL NOT NULL,
+        intervals INTEGER NOT NULL, {_COUNTER_COLS}, PRIMARY KEY(host_id, h)) WITHOUT ROWID;
+    INSERT INTO hourly {ROLLUP.format(where="1")};
+    CREATE INDEX deltas_reset ON deltas(host_id, t) WHERE kind = 'reset';
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -411,7 +426,14 @@ class Store:
                          json.dumps(d.events, separators=(",", ":")) if d.events else None,
                          *[_sum(d, name) for name in ALL]))
         self.db.executemany(f"INSERT OR REPLACE INTO deltas VALUES ({','.join('?' * (7 + len(ALL)))})", rows)
+        self.rollup(host_id, from_t)
         return len(rows)
+
+    def rollup(self, host_id: int, from_t: float) -> None:
+        """Recompute the host's hourly rows from the hour holding `from_t` on."""
+        h0 = math.floor(from_t / 3600) * 3600 if math.isfinite(from_t) else from_t
+        self.db.execute("DELETE FROM hourly WHERE host_id = ? AND h >= ?", (host_id, h0))
+        self.db.execute("INSERT INTO hourly " + ROLLUP.format(where="host_id = ? AND t >= ?"), (host_id, h0))
 
     def deltas(self, host_id: int, after_t: Optional[float] = None, since_t: Optional[float] = None) -> List[DeltaRow]:
         """A host's deltas in time order: after `after_t` (exclusive) or since `since_t` (inclusive)."""
@@ -459,6 +481,10 @@ class Store:
         out["snapshots"] = db.execute(f"DELETE FROM snapshots WHERE t < ? AND id NOT IN ({keep_snap})",
                                       (cutoff_t,)).rowcount
         out["deltas"] = db.execute("DELETE FROM deltas WHERE snapshot_id NOT IN (SELECT id FROM snapshots)").rowcount
+        if out["deltas"]:
+            end = math.floor(cutoff_t / 3600) * 3600 + 3600       # hours that may have lost deltas
+            db.execute("DELETE FROM hourly WHERE h < ?", (end,))
+            db.execute("INSERT INTO hourly " + ROLLUP.format(where="t < ?"), (end,))
         out["texts"] = db.execute("DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM snapshots)").rowcount
         out["probes"] = db.execute("DELETE FROM probes WHERE t < ? AND id NOT IN "
                                    "(SELECT max(id) FROM probes GROUP BY host_id, target)", (cutoff_t,)).rowcount
