@@ -558,8 +558,8 @@ class Builder:
     """
 
     def __init__(self, facts: Sequence[HostFacts] = (), forced: Optional[str] = None,
-                 note: Callable[[str], None] = lambda m: None, keep: Optional[int] = None):
-        self.forced, self.note, self.keep = forced, note, keep
+                 note: Callable[[str], None] = lambda m: None, keep: Optional[int] = None, paired: bool = True):
+        self.forced, self.note, self.keep, self.paired = forced, note, keep, paired
         self.hosts: Dict[str, Host] = {}
         self.bare: Dict[Tuple[str, str], List[Snapshot]] = {}     # (os, source) -> snapshots, held
         self.streams: Dict[Tuple[str, str], Host] = {}           # (os, source) -> the host it streams into
@@ -679,9 +679,12 @@ class Builder:
                 h.stream.close(h)
                 continue
             h.snapshots = order(h.snapshots)
+            h.snapshot_count = len(h.snapshots)
+            if not self.paired:
+                continue                     # the caller pairs them itself (the audit, in its store)
             h.deltas = [diff.pair(a, b, parsers.REGISTRY.get(b.os), h.facts.name) for a, b in pairs(h.snapshots)]
             h.tally = of(h.snapshots, h.deltas)
-            h.snapshot_count, h.delta_count = len(h.snapshots), len(h.deltas)
+            h.delta_count = len(h.deltas)
         return list(hosts.values())
 
 
@@ -735,11 +738,13 @@ class Stream:
 def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequence[HostFacts] = (),
           probes: Iterable[Tuple[object, Optional[HostFacts], str]] = (), forced: Optional[str] = None,
           note: Callable[[str], None] = lambda m: None,
-          captures: Iterable[Tuple[object, Optional[HostFacts], str]] = (), keep: Optional[int] = None) -> List[Host]:
+          captures: Iterable[Tuple[object, Optional[HostFacts], str]] = (), keep: Optional[int] = None,
+          paired: bool = True) -> List[Host]:
     """Hosts from evidence: (snapshot, its case facts) and (probe result, its case facts,
     where it came from), plus the hosts host files name. Every snapshot gets its host's
-    name in `host`. `keep`: see Builder (None holds everything)."""
-    b = Builder(facts, forced, note, keep)
+    name in `host`. `keep`: see Builder (None holds everything); `paired=False` leaves
+    `deltas` empty (the tally is then made when a rule first asks)."""
+    b = Builder(facts, forced, note, keep, paired)
     for snap, case in snapshots:
         b.add(snap, case)
     return b.finish(probes, captures)

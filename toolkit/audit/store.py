@@ -219,6 +219,7 @@ class Store:
         except OSError as exc:
             raise StoreError(f"{path}: cannot open: {exc.strerror or exc}") from None
         self._dicts: Dict[int, bytes] = {}
+        self._host_dicts: Dict[int, int] = {}
 
     def close(self) -> None:
         try:
@@ -267,6 +268,7 @@ class Store:
         self.db.execute("COMMIT")
 
     def rollback(self) -> None:
+        self._host_dicts.clear()            # it may hold a dictionary of the undone transaction
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
 
@@ -334,10 +336,14 @@ class Store:
         row = self.db.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
         if row:
             return row[0]
-        dict_id = self.db.execute("SELECT dict_id FROM hosts WHERE id = ?", (host_id,)).fetchone()[0]
+        dict_id = self._host_dicts.get(host_id)          # once set, a host's dictionary never changes
+        if dict_id is None:
+            dict_id = self.db.execute("SELECT dict_id FROM hosts WHERE id = ?", (host_id,)).fetchone()[0]
         if dict_id is None:
             dict_id = self.db.execute("INSERT INTO dicts(data) VALUES (?)", (data[-ZDICT_MAX:],)).lastrowid
             self.db.execute("UPDATE hosts SET dict_id = ? WHERE id = ?", (dict_id, host_id))
+        else:
+            self._host_dicts[host_id] = dict_id
         zdict = self._dict(dict_id)
         c = zlib.compressobj(6, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict) if zdict else zlib.compressobj(6)
         z = c.compress(data) + c.flush()
