@@ -64,7 +64,8 @@ def test_an_older_store_gets_its_rollup_on_open_and_reports_the_same(tmp_path):
     before = mssdiag("audit", "report", "--store", str(store), "--since", since, "-f", "json", env=env)
     # what a schema 1 store looked like: no roll-up, no resets index
     db = sqlite3.connect(store)
-    db.executescript("DROP TABLE hourly; DROP INDEX deltas_reset; PRAGMA user_version = 1;")
+    db.executescript("DROP TABLE hourly; DROP INDEX deltas_reset; DROP INDEX snapshots_run;"
+                     " DROP INDEX events_changed_run; PRAGMA user_version = 1;")
     db.close()
     with Store(str(store)) as st:
         assert st.schema_version() == SCHEMA_VERSION == 2

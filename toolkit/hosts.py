@@ -23,6 +23,7 @@ how far their counters have grown -- never by file name.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -312,6 +313,7 @@ def key(name: str) -> str:
     return short_name(name).lower()
 
 
+@functools.lru_cache(maxsize=4096)       # asked for every snapshot of a file: once per file
 def stem_host(path: str) -> Optional[str]:
     """The host a file name names together with a time (`web1-0900.txt` -> web1), else None."""
     if path == "-":

@@ -105,12 +105,15 @@ MIGRATIONS: List[str] = [
     CREATE INDEX findings_host_t ON findings(host_id, t);
     """,
     # 1 -> 2: the hourly roll-up `audit report` reads (a month of a host is 720 rows, not
-    # 2,880 deltas grouped at every report), kept by refresh_deltas and prune; resets indexed.
+    # 2,880 deltas grouped at every report), kept by refresh_deltas and prune; resets indexed,
+    # and what a run added (a run's summary no longer scans a month of snapshots).
     f"""
     CREATE TABLE hourly(host_id INTEGER NOT NULL, h INTEGER NOT NULL, elapsed_s REAL NOT NULL,
         intervals INTEGER NOT NULL, {_COUNTER_COLS}, PRIMARY KEY(host_id, h)) WITHOUT ROWID;
     INSERT INTO hourly {ROLLUP.format(where="1")};
     CREATE INDEX deltas_reset ON deltas(host_id, t) WHERE kind = 'reset';
+    CREATE INDEX snapshots_run ON snapshots(run_id);
+    CREATE INDEX events_changed_run ON events(changed_run);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
