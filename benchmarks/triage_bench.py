@@ -108,6 +108,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement of the host directories")
     ap.add_argument("--big-repeat", type=int, default=1, help="runs per measurement of the cron logs")
     ap.add_argument("--big-what", default="triage,diff", help="what runs on the big log: triage,table,diff,parse")
+    ap.add_argument("--hosts-what", default="triage,diff,parse", help="what runs on the host directories")
     ap.add_argument("--pin", action="store_true", help="pin every process to core 0 (taskset)")
     ap.add_argument("--keep", type=Path, help="build the inputs here and keep them")
     args = ap.parse_args()
@@ -140,7 +141,7 @@ def main() -> None:
         files = sorted(folder.iterdir())
         size = sum(f.stat().st_size for f in files)
         rows += measure(f"{hosts} hosts x {per} dumps", [folder], size, len(files), args.repeat,
-                        ("triage", "diff", "parse") if per > 1 else ("triage", "parse"), files)
+                        [w for w in args.hosts_what.split(",") if per > 1 or w != "diff"], files)
     from tabulate import tabulate
     print()
     print(tabulate([(a, b, f"{w:.2f}", f"{c:.2f}", f"{m:.1f}", "-" if s is None else f"{s:.0f}", f"{r:.0f}")
