@@ -125,7 +125,7 @@ def replicate(store: Path, days: int) -> int:
         db.execute(f"INSERT INTO deltas({', '.join(dcols)}) SELECT {dsel} FROM deltas WHERE snapshot_id <= {n}")
         if hcols:       # the hourly roll-up (schema 2) of the copied day
             hsel = ", ".join({"h": f"h + {shift}"}.get(c, c) for c in hcols)
-            db.execute(f"INSERT INTO hourly({', '.join(hcols)}) SELECT {hsel} FROM hourly WHERE h >= {DAY0 - 3600}")
+            db.execute(f"INSERT INTO hourly({', '.join(hcols)}) SELECT {hsel} FROM hourly WHERE h >= {DAY0} AND h < {DAY0 + 86400}")
         db.commit()
     db.execute("UPDATE hosts SET first_t = first_t - ?", (86400 * (days - 1),))
     db.commit()
