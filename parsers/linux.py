@@ -50,9 +50,10 @@ from .text import damaged
 META = Meta(
     name="linux",
     title="Linux",
-    covers=("Linux 2.0 to 6.x", "Stratus ft Linux"),
+    covers=("Linux 2.0 to 6.x", "Stratus ft Linux", "Arista EOS (kernel counters)"),
     formats=("netstat -s (net-tools 1.x and 2.x wordings)", "netstat -s -6", "netstat -s | grep excerpt",
-             "/proc/net/snmp", "/proc/net/snmp6", "nstat", "nstat -az", "nstat -j / -j -p (JSON)"),
+             "/proc/net/snmp", "/proc/net/snmp6", "nstat", "nstat -az", "nstat -j / -j -p (JSON)",
+             "Arista EOS show kernel ip counters / bash netstat -s"),
     ipv4=ALL,
     ipv6=ALL,
     reasm_unit="both",
@@ -71,7 +72,12 @@ META = Meta(
         "deltas, and a diff between two of them means nothing. Traffic: 'total packets received' "
         "(InReceives), 'forwarded' (ForwDatagrams), 'incoming packets delivered' (InDelivers), "
         "'requests sent out' (OutRequests); 'Forwarding: 1' (/proc/net/snmp and nstat: 1) "
-        "means IP forwarding is on, 2 off."
+        "means IP forwarding is on, 2 off. Arista EOS (no public 'show ip traffic' sample found) prints these "
+        "same Linux counters with 'show kernel ip counters [vrf NAME]' (or netstat -s from the EOS bash "
+        "shell, which ends with an 'Arista:' line); they count what the switch's kernel handles (the "
+        "CPU path, which is where EOS fragments oversized IPv4 packets), not hardware-forwarded traffic, "
+        "and a VRF has its own counters. The public EOS sample prints 'Forwarding: 2' beside 367 "
+        "forwarded, so on EOS that line does not say whether the switch routes."
     ),
 )
 

@@ -22,6 +22,8 @@ have tcpdump || need+=(tcpdump)
 have ethtool || need+=(ethtool)
 have promtool || need+=(prometheus)                               # promtool: checks the audit's metrics
 have prometheus-node-exporter || need+=(prometheus-node-exporter) # serves them back in the audit test
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)                    # one sshd per namespace host in the fleet tests
+have ssh || need+=(openssh-client)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
   echo "system-deps: not root; missing ${need[*]} (namespace tests will skip)" >&2

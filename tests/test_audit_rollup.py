@@ -1,4 +1,4 @@
-"""The hourly roll-up (store schema 2): always what grouping the deltas by hour gives, after
+"""The hourly roll-up (store schema 3): always what grouping the deltas by hour gives, after
 a run, a run that adds history in the middle, a reparse and --keep; an older store gets it
 filled on open; the report over it is what the report over the deltas was."""
 import json
@@ -62,13 +62,13 @@ def test_an_older_store_gets_its_rollup_on_open_and_reports_the_same(tmp_path):
     since = iso(T0 + 7 * STEP)                      # cuts an hour: that hour comes from its deltas
     env = {"SOURCE_DATE_EPOCH": "1"}
     before = mssdiag("audit", "report", "--store", str(store), "--since", since, "-f", "json", env=env)
-    # what a schema 1 store looked like: no roll-up, no resets index
+    # what a schema 2 store looked like: no roll-up, no resets index
     db = sqlite3.connect(store)
     db.executescript("DROP TABLE hourly; DROP INDEX deltas_reset; DROP INDEX snapshots_run;"
-                     " DROP INDEX events_changed_run; PRAGMA user_version = 1;")
+                     " DROP INDEX events_changed_run; PRAGMA user_version = 2;")
     db.close()
     with Store(str(store)) as st:
-        assert st.schema_version() == SCHEMA_VERSION == 2
+        assert st.schema_version() == SCHEMA_VERSION == 3
     assert _rollup(store) == _grouped(store) and _rollup(store)
     after = mssdiag("audit", "report", "--store", str(store), "--since", since, "-f", "json", env=env)
     assert before.returncode == after.returncode == 0, (before.stderr, after.stderr)

@@ -30,6 +30,7 @@ FORMATS = [
     ("snmp/librenms_ipsystemstats_php_comment.txt", "$ snmpbulkwalk -v2c -c public r1 IP-MIB::ipSystemStats"),
     ("linux/netns-nstat-j-a-one-line.txt", "[root@web1 ~]# nstat -j -a"),
     ("linux/netns-sender-proc-snmp6.txt", "[root@web1 ~]# cat /proc/net/snmp6"),
+    ("linux/arista-eos-bash-netstat-s.txt", "veos-dc1-leaf2a#show kernel ip counters vrf VRF21"),
     ("windows/netsh_ipv6_ipstats_japanese.txt", "C:\\>netsh interface ipv6 show ipstats"),
     ("bsd/junos_show_system_statistics.txt", "user@mx1> show system statistics"),
     ("omniswitch/os6250_cli_guide_page_break.txt", "-> show ip traffic"),
@@ -77,9 +78,19 @@ def _mangled(kind, text, prompt):
     raise ValueError(kind)
 
 
+# Known defect, in parsers/paste.py: a flattened net-tools 2.x dump is re-cut after
+# "Forwarding:" only, so "Forwarding: 2 372 total packets received" becomes "2 372 total packets
+# received" and InReceives is lost (with it the zero-filling of a complete Ip: section).
+# Strict: this fails as soon as the re-cut is fixed, so the mark gets removed.
+_FLATTENED_FORWARDING_LINE = {"linux/arista-eos-bash-netstat-s.txt"}
+
+
 @pytest.mark.parametrize("kind", ["prompt", "flattened", "html", "fenced", "collapsed", "pdf"])
 @pytest.mark.parametrize("path,prompt", FORMATS, ids=[f for f, _ in FORMATS])
-def test_every_format_survives_how_it_is_pasted(path, prompt, kind):
+def test_every_format_survives_how_it_is_pasted(path, prompt, kind, request):
+    if kind == "flattened" and path in _FLATTENED_FORWARDING_LINE:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="paste.py re-cuts 'Forwarding: 2 N total "
+                                                                 "packets received' after the colon only"))
     want = _expected(path)
     snaps = parsers.parse(_mangle(kind, _text(path), prompt))
     got = [s for s in snaps if s.os == want["os"]]

@@ -80,11 +80,17 @@ def test_unusable_state_dir_is_one_line(tmp_path):
 def test_lab_up_with_unwritable_state_builds_nothing(tmp_path):
     state = tmp_path / "a-file"
     state.write_text("")
-    before = set(lab.existing_namespaces())
-    res = mssdiag(state / "sub", "lab", "up", "bottleneck")
+    # In a mount namespace of its own with an empty /run/netns, the namespaces listed
+    # afterwards are exactly the ones this run created (other test runs build labs meanwhile).
+    listing = tmp_path / "created"
+    script = ('mkdir -p /run/netns && mount -t tmpfs mssd-test /run/netns && "$0" "$@"; rc=$?; '
+              f'ls /run/netns > {shlex.quote(str(listing))}; exit $rc')
+    res = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
+                          MSSDIAG, "lab", "up", "bottleneck"], text=True, capture_output=True, timeout=120,
+                         env={**os.environ, "MSSDIAG_LAB_STATE": str(state / "sub")})
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "cannot write lab state" in res.stderr and "Traceback" not in res.stderr
-    assert not {ns for ns in lab.existing_namespaces() if ns.startswith("mssd")} - before
+    assert listing.read_text() == ""
 
 
 def test_state_is_written_whole_or_not_at_all(tmp_path, monkeypatch):

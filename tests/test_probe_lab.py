@@ -317,6 +317,7 @@ def test_unwritable_stdout_is_one_line():
         for shell in (f"{MSSDIAG} probe {L.target} > /dev/full", f"{MSSDIAG} probe --json {L.target} >&-"):
             res = L.run(L.client, ["sh", "-c", shell])
             assert res.returncode == 1, (shell, res.stderr)
+            # a closed stdout is refused by the CLI before the command starts (bb3d080)
             assert res.stderr.count("\n") == 1 and "cannot write the output" in res.stderr, res.stderr
         r, w = os.pipe()
         os.close(r)                     # the reader is gone before the first line
@@ -326,3 +327,24 @@ def test_unwritable_stdout_is_one_line():
         finally:
             os.close(w)
         assert res.returncode == 1 and res.stderr.count("\n") == 1 and "Broken pipe" in res.stderr, res.stderr
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to drop root")
+def test_not_root_recognises_a_legacy_host_with_timestamps():
+    """Issue 14: as uid 65534 only TCP_INFO is there; the legacy host's segments carry 12
+    bytes of timestamps (rcv_mss 524), and it is still recognised as a 536 sender."""
+    with tempfile.TemporaryDirectory(prefix="mssdiag-nobody-") as tmp:
+        os.chmod(tmp, 0o755)
+        with lab.scenario("legacy536") as L:
+            argv = ["probe", "--json", L.target, "--port", "21"]
+            how = readable_by_nobody(L, argv, Path(tmp))
+            if how is None:
+                pytest.skip("uid 65534 cannot run this Python interpreter")
+            python, cwd, env = how
+            res = L.run(L.client, NOBODY + python + ["-m", "toolkit", *argv], cwd=cwd, env=env)
+            assert res.returncode == 0, res.stderr
+            d = json.loads(res.stdout)
+            m = d["mss"]
+            assert (m["sent"], m["synack"], m["used"], m["used_options"]) == (1460, None, 524, 12), m
+            assert "timestamps" in m["options"]
+            assert "mss-536-legacy" in {f["code"] for f in d["findings"]}

@@ -11,6 +11,7 @@ NETSTATISH = st.sampled_from([
     "ip:", "ip6:", "Ip:", "IPv4 Statistics", "IPv6 Statistics", "#kernel", "> ", "\t", "\r\n", " = ",
     "fragments received", "reassemblies required", "Reassembly Required", "ipReasmReqds", "=", ":",
     "Sun Nov 22 03:06:45 UTC 2026", "netstat -s", "12", "4294967295", "1,234", "0x1f", "-3", "\x00",
+    "leaf1#show kernel ip counters", "Forwarding: 2", "Arista:", "IpExt:",
 ])
 TEXTS = st.one_of(st.text(), st.lists(st.one_of(NETSTATISH, st.text(max_size=12)), max_size=60).map(" ".join),
                   st.lists(st.one_of(NETSTATISH, st.text(max_size=12)), max_size=60).map("\n".join))

@@ -22,6 +22,23 @@ def probe(target="192.0.2.10", pmtu=1500, method="local", black_hole=False, sent
                        findings=[{"code": c, "text": c, "confidence": "high"} for c in codes], local_mtu=local_mtu)
 
 
+def clamped(to=536, after="10.0.2.2", ttl=2, **kw):
+    """A --trace probe that located a router rewriting our SYN's MSS 1460 to `to`."""
+    p = probe(**kw)
+    p.clamp = {"sent": 1460, "to": to, "changed_after": after, "changed_after_ttl": ttl, "seen_to_ttl": 3,
+               "port": 23, "hops": [{"ttl": 1, "address": "10.0.1.1", "mss": 1460, "quoted": 40},
+                                    {"ttl": 2, "address": after, "mss": 1460, "quoted": 40},
+                                    {"ttl": 3, "address": "10.0.3.2", "mss": to, "quoted": 40}]}
+    return p
+
+
+def pmtud_checked(verdict, after=1240, df_before=True, df_after=True, **kw):
+    p = probe(**kw)
+    p.pmtud = {"port": 21, "verdict": verdict, "mtu": 1280, "segment": 1460, "df_before": df_before,
+               "after": after, "df_after": df_after, "waited_s": 0.5}
+    return p
+
+
 VOS_TWO = """Sun Nov 22 09:00:01 UTC 2026
 netstat -statistics -protocol ip
 ip:
@@ -119,6 +136,12 @@ FIRE = [
     ("probe contradicts local peer", lambda: host("vos", "14.6", "local", [probe(used=536, synack=536,
                                                                                 codes=["mss-536-legacy"])],
                                                   source="host.toml"), "facts-contradicted"),
+    ("router clamps to 536", lambda: host("linux", None, None, [clamped(synack=536, used=536)]), "mss-clamped"),
+    ("target honours ptb", lambda: host("linux", None, None, [pmtud_checked("honours")]), "target-honours-ptb"),
+    ("target ignores ptb", lambda: host("vos", "14.7", None, [pmtud_checked("ignores", after=1460)]),
+     "target-ignores-ptb"),
+    ("target clears df", lambda: host("linux", None, None, [pmtud_checked("clears-df", 512, False, False)]),
+     "target-clears-df"),
     ("jumbo", lambda: host("linux", mtu=9000), "jumbo-frames"),
     ("jumbo not end to end", lambda: host("linux", mtu=9000, probes=[probe(pmtu=1500, local_mtu=9000)]),
      "jumbo-not-end-to-end"),
@@ -156,6 +179,11 @@ MUST_NOT = [
     ("capture of full segments", lambda: captured_host("synthetic/ptb_obeyed.pcap"), "capture-legacy-mss"),
     ("probe agrees with the facts", lambda: host("vos", "14.6", "non-local", [probe(used=536, synack=536)],
                                                  source="host.toml"), "facts-contradicted"),
+    ("no clamp seen", lambda: host("linux", None, None, [clamped(to=None, synack=536, used=536)]), "mss-clamped"),
+    ("pmtud not checked", lambda: host("linux", None, None, [probe()]), "target-honours-ptb"),
+    ("pmtud check without verdict", lambda: host("vos", "14.7", None, [pmtud_checked(None)]), "target-ignores-ptb"),
+    ("target that honours does not clear df", lambda: host("linux", None, None, [pmtud_checked("honours")]),
+     "target-clears-df"),
     ("mtu 1500 is not jumbo", lambda: host("linux", mtu=1500), "jumbo-frames"),
     ("jumbo end to end", lambda: host("linux", mtu=9000, probes=[probe(pmtu=9000, local_mtu=9000)]),
      "jumbo-not-end-to-end"),
@@ -330,3 +358,32 @@ def test_probe_file_forms(tmp_path):
     (tmp_path / "bad.json").write_text('{"pmtu": 1500}')
     with pytest.raises(triage.InputError, match="bad.json: item 0: not a probe result"):
         triage.load_probes(str(tmp_path / "bad.json"))
+
+
+def test_clamp_found_by_trace_replaces_the_legacy_and_synack_guesses():
+    """A VOS host behind a router that clamps to 536: the 536 is the router's doing, so no
+    stcp-536-nonlocal and no synack-mss-below-path; the router is named, with the fix there."""
+    h = host("vos", "14.6", None, [clamped(synack=536, used=536, codes=["synack-mss-below-path"])])
+    assert codes(h) == ["mss-clamped"]
+    f = only(h, "mss-clamped")
+    assert (f.severity, f.confidence) == ("warning", "high")
+    assert "after hop 2 (10.0.2.2: that router" in f.title and f.data["changed_after"] == "10.0.2.2"
+    assert f.data["impact"]["mss_before"] == 536 and f.data["impact"]["mss_after"] == 1460
+    assert f.recommendations[0].code == "net-raise-clamp" and "--set-mss 1460" in commands(f)
+    # without the trace the same host is the legacy case
+    assert "stcp-536-nonlocal" in codes(host("vos", "14.6", None, [probe(synack=536, used=536)]))
+    # a clamp to what the path carries is only information; one not located is medium
+    ok = only(host("linux", None, None, [clamped(to=1360, pmtu=1400, method="icmp", synack=1360)]), "mss-clamped")
+    assert (ok.severity, ok.recommendations) == ("info", [])
+    vague = only(host("linux", None, None, [clamped(after=None, ttl=None)]), "mss-clamped")
+    assert vague.confidence == "medium"
+
+
+def test_pmtud_verdicts_carry_the_hosts_own_advice():
+    vos = only(host("vos", "14.7", None, [pmtud_checked("ignores", after=1460)]), "target-ignores-ptb")
+    assert (vos.severity, vos.confidence) == ("problem", "high")
+    assert [r.code for r in vos.recommendations][0] == "vos-set-stcp-param-min-mss"
+    assert "set_stcp_param min_mss 1480" in commands(vos)
+    linux = only(host("linux", None, None, [pmtud_checked("clears-df", 512, False, False)]), "target-clears-df")
+    assert linux.severity == "warning" and "sysctl -w net.ipv4.ip_no_pmtu_disc=0" in commands(linux)
+    assert only(host("linux", None, None, [pmtud_checked("honours")]), "target-honours-ptb").severity == "info"

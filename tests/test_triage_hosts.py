@@ -81,3 +81,19 @@ def test_saved_probe_joins_the_host_that_lists_its_target(tmp_path):
     (h,) = found
     assert h.facts.name == "vos1" and [p.target for p in h.probes] == ["192.0.2.9"]
     assert "stcp-536-nonlocal" in [f.code for f in triage.run([h])[0].findings]
+
+
+def test_nstat_json_is_read_as_a_dump_not_a_probe(tmp_path):
+    """`nstat -j > counters.json` is a dump even though it ends in .json, alone or in a case directory;
+    a saved probe result beside it is still a probe."""
+    import pathlib
+    real = pathlib.Path(__file__).parent.parent / "fixtures/netstat/linux/netns-nstat-j-p-pretty.txt"
+    (tmp_path / "counters.json").write_text(real.read_text())
+    (tmp_path / "probe.json").write_text('{"target": "192.0.2.7", "pmtu": 1400}')
+    errors = []
+    inputs, _ = triage.walk([str(tmp_path)], errors.append)
+    kinds = {i.path.rsplit("/", 1)[-1]: i.kind for i in inputs}
+    assert kinds == {"counters.json": "dump", "probe.json": "probe"}, (kinds, errors)
+    (tmp_path / "host.toml").write_text('os = "linux"\n')
+    inputs, _ = triage.walk([str(tmp_path)], errors.append)
+    assert {i.path.rsplit("/", 1)[-1]: i.kind for i in inputs} == kinds

@@ -170,7 +170,19 @@ def _kind(name: str) -> Optional[str]:
 
 def _sniffed(path: str, kind: str) -> str:
     """A file named like a dump may be a capture: its first bytes say (pcap magic, or a VOS
-    packet_monitor text trace)."""
+    packet_monitor text trace). A `.json` file may be `nstat -j` output rather than saved
+    probe results: a parser that recognises it says so."""
+    if kind == "probe" and path != "-":
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096).decode("utf-8", "replace")
+        except OSError:
+            return kind
+        if '"target"' not in head:
+            import parsers
+            if parsers.detect(head):
+                return "dump"
+        return kind
     if kind != "dump" or path == "-":
         return kind
     from toolkit.capture import formats, pmtext
@@ -223,7 +235,7 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
             for p in f.probes:
                 if p not in seen:
                     seen.add(p)
-                    inputs.append(Input(p, "probe", f))
+                    inputs.append(Input(p, _sniffed(p, "probe"), f))
 
     seen: set = set()
     if hosts_file:

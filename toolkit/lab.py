@@ -54,6 +54,7 @@ class Spec:
     mtus: Sequence[int] = (1500, 1500)          # one per link, client side first
     family: str = "ipv4"
     router_rules: Sequence[Sequence[str]] = ()  # argv run in every router namespace
+    rules_at: Dict[int, Sequence[Sequence[str]]] = field(default_factory=dict)   # router number -> argv
     target_rules: Sequence[Sequence[str]] = ()
     target_maxseg: Optional[int] = None
     needs: Sequence[str] = ()                   # extra tools this scenario needs
@@ -66,6 +67,9 @@ class Spec:
 DROP_FRAG_NEEDED = ("iptables", "-A", "OUTPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed", "-j", "DROP")
 CLAMP_536 = ("iptables", "-t", "mangle", "-A", "FORWARD", "-p", "tcp", "--tcp-flags", "SYN,RST", "SYN",
              "-j", "TCPMSS", "--set-mss", "536")
+NO_PMTU_DISC = ("sysctl", "-qw", "net.ipv4.ip_no_pmtu_disc=1")
+TIMESTAMPS_ON = ("sysctl", "-qw", "net.ipv4.tcp_timestamps=1")
+DROP_FRAG_NEEDED_IN = ("iptables", "-A", "INPUT", "-p", "icmp", "--icmp-type", "fragmentation-needed", "-j", "DROP")
 
 
 def limit_frag_needed(rate: str) -> List[Sequence[str]]:
@@ -100,8 +104,9 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          expect=dict(pmtu=1500, pmtu_method="local", black_hole=False, hop=None,
                      mss=dict(sent=1460, synack=536, used=524),
                      codes={"synack-mss-below-path", "mss-536-legacy"})),
-    Spec("legacy536", "all links 1500; the target listens with TCP_MAXSEG 536 (STCP/TCP_OS-like legacy host)",
-         target_maxseg=536,
+    Spec("legacy536", "all links 1500; the target listens with TCP_MAXSEG 536 (STCP/TCP_OS-like legacy host), "
+                      "TCP timestamps on (12 bytes of every segment)",
+         target_maxseg=536, target_rules=[TIMESTAMPS_ON],
          expect=dict(pmtu=1500, pmtu_method="local", black_hole=False, hop=None,
                      mss=dict(sent=1460, synack=536, used=524),
                      codes={"synack-mss-below-path", "mss-536-legacy"})),
@@ -138,6 +143,31 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          mtus=(1300, 1500),
          expect=dict(pmtu=1300, pmtu_method="local", black_hole=False, hop=None,
                      mss=dict(sent=1260, synack=1460, used=1248), codes=set())),
+    # issue 14: where and whether
+    Spec("trace3", "three routers, a different MTU after each: 1500 -> 1480 -> 1400 -> 1280",
+         routers=3, mtus=(1500, 1480, 1400, 1280),
+         expect=dict(pmtu=1280, pmtu_method="icmp", black_hole=False, hop="10.0.3.2",
+                     mss=dict(sent=1460, synack=1240, used=1228), codes={"pmtu-reduced"},
+                     # (ttl, address, mtu that reached it, next-hop MTU it reported)
+                     hops=[(1, "10.0.1.1", 1500, 1480), (2, "10.0.2.2", 1480, 1400), (3, "10.0.3.2", 1400, 1280),
+                           (4, "10.0.4.2", 1280, None)])),
+    Spec("clamp2", "three routers, all links 1500; the second one clamps the MSS of SYNs to 536 (TCPMSS)",
+         routers=3, mtus=(1500, 1500, 1500, 1500), rules_at={2: [CLAMP_536]},
+         expect=dict(pmtu=1500, pmtu_method="local", black_hole=False, hop=None,
+                     mss=dict(sent=1460, synack=536, used=524), codes={"synack-mss-below-path", "mss-536-legacy"},
+                     clamp=dict(changed_after="10.0.2.2", changed_after_ttl=2, to=536))),
+    Spec("pmtud-on", "all links 1500; the target does PMTU discovery (Linux default)",
+         expect=dict(pmtu=1500, pmtu_method="local", black_hole=False, hop=None, pmtud="honours",
+                     mss=dict(sent=1460, synack=1460, used=1448), codes=set())),
+    Spec("pmtud-off", "all links 1500; the target has PMTU discovery off (net.ipv4.ip_no_pmtu_disc=1: no DF)",
+         target_rules=[NO_PMTU_DISC],
+         expect=dict(pmtu=1500, pmtu_method="local", black_hole=False, hop=None, pmtud="clears-df",
+                     mss=dict(sent=1460, synack=1460, used=1448), codes=set())),
+    Spec("pmtud-ignore", "all links 1500; the target drops incoming ICMP 'fragmentation needed' (sends DF, "
+                         "never shrinks)",
+         target_rules=[DROP_FRAG_NEEDED_IN],
+         expect=dict(pmtu=1500, pmtu_method="local", black_hole=False, hop=None, pmtud="ignores",
+                     mss=dict(sent=1460, synack=1460, used=1448), codes=set())),
     Spec("noecho", "as bottleneck, and the target drops ICMP echo requests",
          mtus=(1500, 1400), target_rules=[DROP_ECHO],
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1",
@@ -233,6 +263,28 @@ class Lab:
         kw.setdefault("text", True)
         return subprocess.run(["ip", "netns", "exec", ns, *argv], timeout=timeout, check=check, **kw)
 
+    def add_addresses(self, count: int) -> List[str]:
+        """`count` more addresses for the target (up to 4096): a prefix routed to it and
+        answered as local there (`ip route add local ... dev lo`, so echo, TCP and the
+        services on :: answer on every one of them), routed by every router. For many-target
+        runs; IPv4 in 10.200.0.0/20, IPv6 in fd00:200::/116, inside the lab only."""
+        if not 1 <= count <= 4096:
+            raise LabError(f"add_addresses: {count} is outside 1..4096")
+        v6 = self.spec.family == "ipv6"
+        bits = max(0, (count).bit_length())          # room for .1 .. count
+        if v6:
+            prefix = f"fd00:200::/{128 - bits}"
+            addrs = [f"fd00:200::{i:x}" for i in range(1, count + 1)]
+        else:
+            prefix = f"10.200.0.0/{32 - bits}"
+            addrs = [f"10.200.{i >> 8}.{i & 255}" for i in range(1, count + 1)]
+        ip = ["ip", "-6"] if v6 else ["ip", "-4"]
+        self._ns(self.target_ns, [*ip, "route", "add", "local", prefix, "dev", "lo"])
+        for k, r in enumerate(self.routers):      # router k forwards on towards link k+2
+            nxt = f"fd00:{k + 2}::2" if v6 else f"10.0.{k + 2}.2"
+            self._ns(r, [*ip, "route", "add", prefix, "via", nxt])
+        return addrs
+
     def describe(self) -> Dict:
         return {"prefix": self.prefix, "scenario": self.name, "client": self.client,
                 "routers": self.routers, "target_ns": self.target_ns, "target": self.target,
@@ -273,6 +325,9 @@ class Lab:
         for argv in self.spec.router_rules:
             for r in self.routers:
                 self._ns(r, argv)
+        for number, rules in self.spec.rules_at.items():
+            for argv in rules:
+                self._ns(self.routers[number - 1], argv)
         for argv in self.spec.target_rules:
             self._ns(self.target_ns, argv)
         self._start_service()

@@ -130,7 +130,7 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
 
 def live_probe(targets: List[str], error: Callable[[str], None], ports: Sequence[int] = (),
                send_text: Optional[str] = None, icmp_wait: Optional[float] = None) -> List[ProbeResult]:
-    """Probe live targets with the prober's library (scapy is imported there, only when used)."""
+    """Probe live targets with the prober's library (imported only when a target is given)."""
     from toolkit.probe import runner
     why = runner.raw_allowed()
     if why:

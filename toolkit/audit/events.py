@@ -147,12 +147,15 @@ def judge_deltas(store: Store, host_id: int, settings: Settings, run_id: Optiona
     for d in rows:
         if d.kind == "reset":
             downs = [e for e in d.events if e["type"] == "reset"]
+            boot = next((e["boot"] for e in downs if e.get("boot")), None)
+            downs = [e for e in downs if not e.get("boot")]
             first = downs[0] if downs else {}
             what = (f"{first['family']} {first['counter']} {first['from']:,} -> {first['to']:,}" if first
                     else "several counters")
-            book.raise_("counter-reset", reset_state, d.t,
-                        f"counters went down ({what}): a restart; no increase is known for this interval",
-                        evidence={"resets": downs[:4]})
+            detail = (f"the host booted at {boot} (its boot time changed)" + (f"; counters went down ({what})"
+                      if first else "") if boot else f"counters went down ({what}): a restart")
+            book.raise_("counter-reset", reset_state, d.t, f"{detail}; no increase is known for this interval",
+                        evidence={"resets": downs[:4], **({"boot": boot} if boot else {})})
             continue
         book.clear("counter-reset", d.t)
         if d.kind != "ok" or not d.elapsed_s or d.elapsed_s <= 0:

@@ -10,8 +10,12 @@ toolkit/hosts.py build; this module adds what a history needs:
   (`web1--20261122T030600Z.txt`) or its index.jsonl line; else, for --local and stdin, the
   clock; else the file's modification time (said in `time_from`);
 - a fleet directory's `index.jsonl`: one JSON object a line, {"host", "status":
-  ok|failed|unreachable, "file", "time", "command", "rc", "detail"}; the file it names
-  belongs to that host, and a failed or unreachable host is recorded (it turns stale);
+  ok|failed|unreachable, "file", "time", "command", "rc", "detail", "boot", "kind"}; the
+  file it names belongs to that host, and a failed or unreachable host is recorded (it
+  turns stale); "boot" (what the host's boot-time command printed, toolkit/fleet/boot.py)
+  gives the snapshot its boot time, so a reboot is known; a "kind": "probe" line names a
+  saved `probe --json` file run from that host: its results are the targets', with that
+  host as their vantage (toolkit/fleet: `mssdiag fleet probe`);
 - --local (this host's counters) and probes, saved (`probe --json` files) or live.
 """
 from __future__ import annotations
@@ -75,6 +79,7 @@ class Stamp:
     path: Optional[str] = None                 # where its text is (Gathered.text cuts it)
     span: Optional[Tuple[int, int]] = None
     text: Optional[str] = None                 # or the text itself (--local)
+    boot_t: Optional[float] = None             # the host's boot time, when the fleet index gave it
 
 
 @dataclass
@@ -119,6 +124,8 @@ class _Entry:
     rc: Optional[int]
     detail: Optional[str]
     file: Optional[str]
+    boot: Optional[str] = None
+    kind: str = "collect"
 
 
 def read_index(path: str, error: Callable[[str], None]) -> List[_Entry]:
@@ -158,7 +165,9 @@ def read_index(path: str, error: Callable[[str], None]) -> List[_Entry]:
         out.append(_Entry(item["host"].strip(), status, when, None if item.get("command") is None else str(item["command"]),
                           rc if isinstance(rc, int) and not isinstance(rc, bool) else None,
                           item.get("detail") or item.get("msg"),
-                          os.path.normpath(os.path.join(folder, f)) if isinstance(f, str) and f else None))
+                          os.path.normpath(os.path.join(folder, f)) if isinstance(f, str) and f else None,
+                          item["boot"] if isinstance(item.get("boot"), str) else None,
+                          "probe" if item.get("kind") == "probe" else "collect"))
     return out
 
 
@@ -243,9 +252,11 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
             for e in read_index(inp.path, error):
                 t = epoch(e.time) if e.time else (os.stat(e.file).st_mtime if e.file and os.path.exists(e.file)
                                                   else os.stat(inp.path).st_mtime)
-                out.collections.append(Collection(e.host, e.status, t, e.command, e.rc, inp.path, e.detail))
                 if e.file:
                     entries[e.file] = e
+                if e.kind == "probe":
+                    continue            # a vantage's probe run: its results belong to the targets
+                out.collections.append(Collection(e.host, e.status, t, e.command, e.rc, inp.path, e.detail))
                 if not any(f.name.lower() == e.host.lower() for f in facts):
                     facts.append(HostFacts(e.host))
             continue
@@ -257,7 +268,7 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
                   "(mssdiag capture or triage read it); skipped")
     for inp in inputs:
         e = entries.get(os.path.normpath(inp.path)) if inp.path != "-" else None
-        if e is not None and inp.case is None:
+        if e is not None and inp.case is None and e.kind != "probe":
             inp.case = next(f for f in facts if f.name.lower() == e.host.lower())
 
     out.texts = Texts(sys.stdin.buffer.read() if any(i.path == "-" for i in inputs) else None)
@@ -284,7 +295,11 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
                 snap.taken_at, how = iso(mtimes[inp.path]), "file mtime"
             t = epoch(snap.taken_at)
         moment = "" if how == "file mtime" else iso(t)
-        out.stamps[id(snap)] = Stamp(t, how, moment, inp.path, span)
+        stamp = out.stamps[id(snap)] = Stamp(t, how, moment, inp.path, span)
+        e = entries.get(os.path.normpath(inp.path)) if inp.path != "-" else None
+        if e is not None and e.boot:
+            from toolkit.fleet import boot
+            stamp.boot_t = boot.parse(e.boot, epoch(e.time) if e.time else t)
         if model.identify(snap, inp.case, host)[0] is not None:
             snap.raw = {}       # only bare snapshots need their lines (to pair by shape): memory
         pairs.append((snap, inp.case))
@@ -309,6 +324,11 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
     from toolkit.triage import saved_probes
     probes = saved_probes(inputs, outcome, error)
     for r, _, path in probes:
+        e = entries.get(os.path.normpath(path))
+        if e is not None and e.kind == "probe":     # run on a vantage host by `fleet probe`
+            t = epoch(e.time) if e.time else os.stat(path).st_mtime
+            out.probe_stamps[id(r)] = ProbeStamp(t, iso(t), path, e.host)
+            continue
         t = os.stat(path).st_mtime
         out.probe_stamps[id(r)] = ProbeStamp(t, iso(t), path, None)
     if targets:

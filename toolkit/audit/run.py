@@ -48,8 +48,10 @@ def _findings(store: Store, host_id: int, name: str, facts, now: float, run_id: 
     snaps = store.history(host_id, name, limit=FINDINGS_WINDOW)
     probes = []
     from toolkit.probe.result import ProbeResult
+    # the latest probe of each target from each vantage: paths that differ are each judged
     for (text,) in store.db.execute("SELECT result FROM probes p WHERE host_id = ? AND id = (SELECT max(id) FROM probes"
-                                    " q WHERE q.host_id = p.host_id AND q.target = p.target)", (host_id,)):
+                                    " q WHERE q.host_id = p.host_id AND q.target = p.target"
+                                    " AND coalesce(q.vantage, '') = coalesce(p.vantage, ''))", (host_id,)):
         probes.append((ProbeResult.from_dict(json.loads(text)), None, "store"))
     built = model.build(((s, None) for s in snaps), [facts] if facts else [], probes, forced=name)
     if not built:
@@ -100,7 +102,8 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
                 facts[hid] = h.facts
                 for snap in h.snapshots:
                     st = g.stamps[id(snap)]
-                    new = store.add_snapshot(hid, snap, g.text(st), st.t, st.time_from, st.moment, now, run_id)
+                    new = store.add_snapshot(hid, snap, g.text(st), st.t, st.time_from, st.moment, now, run_id,
+                                             st.boot_t)
                     if new is not None:
                         added += 1
                         touched[hid] = min(touched.get(hid, st.t), st.t)

@@ -10,7 +10,7 @@ Tables (docs/audit.md shows the full schema):
   snapshots    host, OS, format, taken_at, collected_at, source, parser version, counters (JSON)
   deltas       per later snapshot: elapsed time, reset/wrap/clock kind, increases summed over
                IPv4 and IPv6 (diff's policy: toolkit/diff.py)
-  hourly       the deltas rolled up per host and hour (what `audit report` reads; schema 2)
+  hourly       the deltas rolled up per host and hour (what `audit report` reads; schema 3)
   probes       path MTU / MSS / black hole per target over time (vantage: where it ran from)
   collections  what a fleet index said about a host: ok, failed, unreachable
   events       opened, last seen, cleared; one open event per host, type and key
@@ -38,6 +38,9 @@ from toolkit.audit.model import COLUMNS
 
 ENV = "MSSDIAG_STORE"
 ZDICT_MAX = 32768
+# Boot times of one boot differ by the clock's adjustments and, from `uptime`, by a minute's
+# rounding; a later boot time beyond this is a reboot.
+BOOT_SLACK_S = 120.0
 FAMILIES = ("ipv4", "ipv6")
 
 
@@ -104,7 +107,11 @@ MIGRATIONS: List[str] = [
         digest BLOB NOT NULL, findings TEXT NOT NULL);
     CREATE INDEX findings_host_t ON findings(host_id, t);
     """,
-    # 1 -> 2: the hourly roll-up `audit report` reads (a month of a host is 720 rows, not
+    # 1 -> 2: the host's boot time when the fleet collection gave it (a reboot known, not guessed)
+    """
+    ALTER TABLE snapshots ADD COLUMN boot_t REAL;
+    """,
+    # 2 -> 3: the hourly roll-up `audit report` reads (a month of a host is 720 rows, not
     # 2,880 deltas grouped at every report), kept by refresh_deltas and prune; resets indexed,
     # and what a run added (a run's summary no longer scans a month of snapshots).
     f"""
@@ -365,25 +372,25 @@ class Store:
     # -- snapshots
 
     def add_snapshot(self, host_id: int, snap: Snapshot, text: str, t: float, time_from: str, moment: str,
-                     collected_t: float, run_id: Optional[int]) -> Optional[int]:
+                     collected_t: float, run_id: Optional[int], boot_t: Optional[float] = None) -> Optional[int]:
         """The new snapshot's id, or None when this host already has it (same moment, same text)."""
         text_id = self._text_id(host_id, text.encode("utf-8"))
         counters = json.dumps({"ipv4": snap.ipv4, "ipv6": snap.ipv6}, separators=(",", ":"))
         cur = self.db.execute(
             "INSERT OR IGNORE INTO snapshots(host_id, t, taken_at, time_from, moment, collected_t, source, idx, line,"
-            " os, format, parser_version, forwarding, counters, warnings, text_id, run_id)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " os, format, parser_version, forwarding, counters, warnings, text_id, run_id, boot_t)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (host_id, t, snap.taken_at, time_from, moment, collected_t, snap.source, snap.index, snap.line,
              snap.os, snap.format, parser_version(snap.os),
              None if snap.forwarding is None else int(snap.forwarding), counters,
-             json.dumps(snap.warnings) if snap.warnings else None, text_id, run_id))
+             json.dumps(snap.warnings) if snap.warnings else None, text_id, run_id, boot_t))
         if not cur.rowcount:
             return None
         self.db.execute("UPDATE hosts SET first_t = min(coalesce(first_t, ?), ?), last_t = max(coalesce(last_t, ?), ?)"
                         " WHERE id = ?", (t, t, t, t, host_id))
         return cur.lastrowid
 
-    _SNAP_COLS = "id, source, idx, os, format, taken_at, counters, warnings, line, forwarding, t"
+    _SNAP_COLS = "id, source, idx, os, format, taken_at, counters, warnings, line, forwarding, t, boot_t"
 
     def _snapshot(self, row, host: str) -> Snapshot:
         counters = json.loads(row[6])
@@ -391,7 +398,7 @@ class Store:
                      ipv4=counters.get("ipv4"), ipv6=counters.get("ipv6"), raw={},
                      warnings=json.loads(row[7]) if row[7] else [], line=row[8],
                      forwarding=None if row[9] is None else bool(row[9]))
-        s.audit_id, s.audit_t = row[0], row[10]
+        s.audit_id, s.audit_t, s.audit_boot_t = row[0], row[10], row[11]
         return s
 
     def history(self, host_id: int, host: str, since_t: Optional[float] = None,
@@ -423,6 +430,9 @@ class Store:
         rows = []
         for a, b in model.pairs(ordered):
             d = diff.pair(a, b, parsers.REGISTRY.get(b.os), host)
+            if a.audit_boot_t is not None and b.audit_boot_t is not None and \
+                    b.audit_boot_t - a.audit_boot_t > BOOT_SLACK_S:
+                _rebooted(d, b.audit_boot_t)
             kind = "ok"
             types = {e["type"] for e in d.events}
             if "reset" in types:
@@ -506,6 +516,14 @@ class Store:
         out["runs"] = db.execute("DELETE FROM runs WHERE started_t < ? AND id NOT IN "
                                  "(SELECT max(id) FROM runs WHERE status = 'ok')", (cutoff_t,)).rowcount
         return out
+
+
+def _rebooted(d, boot_t: float) -> None:
+    """The host booted between the two snapshots (its boot time says so): whatever the counters
+    did, the increases of the interval are unknown, and a drop was no 32-bit wrap."""
+    d.events = [{"type": "reset", "boot": iso(boot_t)}] + [e for e in d.events if e["type"] != "wrap"]
+    d.ipv4 = None if d.ipv4 is None else dict.fromkeys(d.ipv4)
+    d.ipv6 = None if d.ipv6 is None else dict.fromkeys(d.ipv6)
 
 
 def _statements(script: str) -> List[str]:

@@ -13,6 +13,7 @@ from toolkit.output import Interrupted, OutputClosed, raise_interrupted, safe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
+from toolkit.cli import fleet as fleet_cli
 
 app = typer.Typer(
     name="mssdiag",
@@ -45,6 +46,7 @@ calc_cli.register(app)
 capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
 audit_cli.register(app)
+fleet_cli.register(app)
 
 
 def _stdout_gone() -> None:

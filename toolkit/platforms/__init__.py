@@ -8,6 +8,8 @@ Each module offers the same small interface, so rules never branch on OS names:
 - black_hole(path_mtu, release, family) -> [Recommendation]: host-side fixes when big
   segments vanish or exceed the path
 - buffers(bdp) -> [Recommendation]: socket buffer sizes for a bandwidth-delay product
+- COLLECT, BOOT: the commands the fleet playbook runs on the host (toolkit/fleet): its IP
+  statistics, and its boot time (None where the OS has none we know)
 
 Commands name the release they are for; where the seed gives the command (seed 004 for
 VOS, TCP_OS, FTX) it is quoted exactly.

@@ -9,6 +9,15 @@ from toolkit.findings import Recommendation
 NAME = "aix"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# `env` sets the C locale from any login shell (ksh, csh): AIX's netstat and uptime
+# speak the locale's language otherwise. uptime: the boot time to the minute.
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "env LC_ALL=C uptime"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, "AIX does PMTU discovery (tcp_pmtu_discover=1); tcp_mssdflt applies only without it"
 
@@ -35,3 +44,13 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
          "no -p -o rfc1323=1"],
         applies_to="AIX 5.3 and later", where="root shell (-p persists)",
         caveats=["Interface-specific network options (ISNO) on the adapter override these."])]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "aix-tcp-pmtu-discover", "Turn TCP PMTU discovery on",
+        ["no -o tcp_pmtu_discover", "no -p -o tcp_pmtu_discover=1"],
+        applies_to="AIX", where="root shell (-p keeps it across reboots)",
+        caveats=["With it off AIX sends tcp_mssdflt-sized segments to non-local peers."])]

@@ -9,6 +9,15 @@ from toolkit.findings import Recommendation
 NAME = "bsd"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# kern.boottime: `{ sec = 1700000000, usec = 0 } ...` (FreeBSD, macOS), the bare epoch
+# (OpenBSD): the boot time to the second.
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "sysctl -n kern.boottime"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, "BSD stacks advertise their MTU's MSS and do PMTU discovery"
 
@@ -38,3 +47,14 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         [f"sysctl kern.ipc.maxsockbuf={2 * v}", f"sysctl net.inet.tcp.sendbuf_max={v}",
          f"sysctl net.inet.tcp.recvbuf_max={v}"],
         applies_to="FreeBSD", where="root shell; persist in /etc/sysctl.conf")]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "bsd-path-mtu-discovery", "Turn TCP PMTU discovery on",
+        ["sysctl net.inet.tcp.path_mtu_discovery", "sysctl net.inet.tcp.path_mtu_discovery=1",
+         "echo 'net.inet.tcp.path_mtu_discovery=1' >> /etc/sysctl.conf"],
+        applies_to="FreeBSD", where="root shell",
+        caveats=["Other BSDs name it differently; check their sysctl -a for pmtu."])]

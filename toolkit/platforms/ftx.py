@@ -11,6 +11,15 @@ from toolkit.platforms import before
 NAME = "ftx"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figures 6d/6e. No boot-time command known to us on FTX: a reboot is
+# recognised by the counters going down.
+COLLECT = "netstat -s"
+BOOT = None
+
+
 def legacy(release: Optional[str]) -> Optional[bool]:
     """True on FTX 2.x (small default), False on 3.x, None when unknown."""
     return before(release, (3,))
@@ -38,3 +47,7 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:
     return []
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    return []   # seed 004 names no FTX tunable for it; the network fixes (clamp the MSS) apply

@@ -14,6 +14,14 @@ from toolkit.findings import Recommendation
 NAME = "hpux"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6f. uptime: the boot time to the minute.
+COLLECT = "env LC_ALL=C netstat -s"
+BOOT = "env LC_ALL=C uptime"
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, f"HP-UX advertises 1460 on Ethernet and does PMTU discovery ({sources.MSS})"
 
@@ -45,3 +53,14 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         [f"ndd -set /dev/tcp tcp_recv_hiwater_def {v}", f"ndd -set /dev/tcp tcp_xmit_hiwater_def {v}"],
         applies_to="HP-UX 11.x", where="root shell; persist in /etc/rc.config.d/nddconf",
         caveats=["Applications that set SO_RCVBUF/SO_SNDBUF themselves are not affected."])]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "hpux-ndd-pmtu-strategy-on", "Check ip_pmtu_strategy: 0 turns PMTU discovery off",
+        ["ndd -get /dev/ip ip_pmtu_strategy", "ndd -set /dev/ip ip_pmtu_strategy 1",
+         "# persist: /etc/rc.config.d/nddconf (next free index <n>), then ndd -c"] + _nddconf("ip_pmtu_strategy", 1),
+        applies_to="HP-UX 11.x", where="root shell; /etc/rc.config.d/nddconf to survive a reboot",
+        caveats=["11.00's default was 2; 11i dropped 2: keep the release's default if it is not 0."])]

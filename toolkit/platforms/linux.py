@@ -61,3 +61,38 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
                  f"{bdp.factor} x BDP = {bdp.buffer_bytes:,} bytes, rounded as the BDP lab does to "
                  f"{bdp.buffer_mib_rounded // calc.MIB} MiB.",
                  f"With BBR on a lossy path use a larger factor ({sources.BDP_LAB}: up to 4 x BDP): mssdiag calc bdp --factor 4."])]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """--pmtud-check: no DF (ip_no_pmtu_disc 1 or 2), or 'fragmentation needed' not acted on."""
+    if verdict == "honours":
+        return []
+    if verdict == "clears-df":
+        return [Recommendation(
+            "linux-pmtu-disc-on", "Turn PMTU discovery back on (DF on TCP segments)",
+            ["sysctl net.ipv4.ip_no_pmtu_disc", "sysctl -w net.ipv4.ip_no_pmtu_disc=0",
+             f"echo 'net.ipv4.ip_no_pmtu_disc = 0' >> {SYSCTL_FILE}",
+             "ip route show | grep 'lock mtu'   # a locked route MTU also sends without DF"],
+            applies_to="Linux (IPv4; IPv6 always does PMTU discovery)", where="root shell",
+            caveats=["1 and 2 send every segment without DF and leave routers to fragment; 0 is the default.",
+                     "Sockets opened before the change keep their setting: restart the service."])]
+    return [Recommendation(
+        "linux-accept-frag-needed", "Let 'fragmentation needed' reach the TCP stack",
+        ["sysctl net.ipv4.ip_no_pmtu_disc   # 2 discards PMTU messages, 3 accepts only verified ones",
+         "iptables -S INPUT | grep -i -e icmp -e DROP",
+         "iptables -I INPUT -p icmp --icmp-type fragmentation-needed -j ACCEPT",
+         "ip6tables -I INPUT -p icmpv6 --icmpv6-type packet-too-big -j ACCEPT"],
+        applies_to="Linux", where="root shell; persist in the firewall configuration",
+        caveats=["The host kept sending DF segments too big for the announced MTU: its firewall drops the ICMP, "
+                 "or ip_no_pmtu_disc is 2.",
+                 "net.ipv4.tcp_mtu_probing=1 makes it recover even without the ICMP (after a stall)."])]
+
+
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# /proc/net/snmp{,6}: no net-tools needed, and they are the counters of the login's network
+# namespace; a kernel without IPv6 has no snmp6, which must not fail the collection (needs a
+# Bourne-style login shell). btime: the boot time in epoch seconds.
+COLLECT = "cat /proc/net/snmp && { cat /proc/net/snmp6 2>/dev/null || true; }"
+BOOT = "grep ^btime /proc/stat"

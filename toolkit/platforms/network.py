@@ -46,6 +46,29 @@ def clamp(path_mtu: Optional[int], family: str = "ipv4") -> Recommendation:
         scope="network")
 
 
+def raise_clamp(router: Optional[str], to: int, path_mtu: Optional[int], family: str = "ipv4") -> Recommendation:
+    """A router clamps the MSS below what the path carries: find its rule and set it to the path."""
+    v4 = path_mtu - calc.IPV4 - calc.TCP if path_mtu else None
+    v6 = path_mtu - calc.IPV6 - calc.TCP if path_mtu else None
+    six = "6" if family == "ipv6" else ""
+    return Recommendation(
+        "net-raise-clamp", f"Raise the MSS clamp on {router or 'the clamping router'} from {to} to "
+                           f"{v6 if family == 'ipv6' else v4 if v4 else 'the path MTU - 40'}",
+        [f"ip{six}tables -t mangle -S | grep TCPMSS   # Linux: the rule that sets {to}",
+         "show running-config | include adjust-mss   ! Cisco IOS",
+         (f"iptables -t mangle -R FORWARD <rule number> -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss {v4}"
+          if v4 else "iptables -t mangle -R FORWARD <rule number> -p tcp --tcp-flags SYN,RST SYN -j TCPMSS "
+                     "--clamp-mss-to-pmtu"),
+         (f" ip tcp adjust-mss {v4}" if v4 else " ip tcp adjust-mss <interface MTU - 40>")
+         + (f"   ! and ipv6 tcp adjust-mss {v6}" if v6 else "")],
+        applies_to="the router the probe named (Linux iptables or Cisco IOS)",
+        where=f"{router or 'the router after the last unchanged hop'}: its mangle table or interface",
+        caveats=[f"The probe's SYN left this host with a larger MSS and was rewritten to {to} there: every TCP "
+                 "connection through that router sends segments of at most that size.",
+                 "Clamp to the smallest MTU of the path, not below it: --clamp-mss-to-pmtu takes the outgoing "
+                 "interface's MTU."], scope="network")
+
+
 def measure(family: str = "ipv4") -> Recommendation:
     """The path MTU is only assumed: measure it before any MTU or MSS number is set."""
     six = " -6" if family == "ipv6" else ""
@@ -90,3 +113,10 @@ def find_large_sends() -> Recommendation:
 
 def fixes(path_mtu: int, family: str = "ipv4") -> List[Recommendation]:
     return [allow_icmp(family), clamp(path_mtu, family)]
+
+
+def target_pmtud(path_mtu: Optional[int], family: str = "ipv4") -> List[Recommendation]:
+    """A host that does no PMTU discovery, fixed in the network: clamp the MSS of its
+    connections to the path (its segments then fit without DF or ICMP)."""
+    return [clamp(path_mtu, family)]
+

@@ -14,6 +14,15 @@ from toolkit.platforms import before
 NAME = "tcpos"
 
 
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6b (TCP_OS on VOS). No boot-time command known to us: a reboot is
+# recognised by the counters going down.
+COLLECT = "netstat -s"
+BOOT = None
+
+
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     if local:
         return None, "TCP_OS uses the full MSS for peers on the same subnet"
@@ -60,3 +69,10 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:
     return []
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """--pmtud-check found no PMTU discovery: TCP_OS does none; its MSS is set to the path."""
+    if verdict == "honours" or path_mtu is None:
+        return []
+    return raise_mss(path_mtu, release)[:1]

@@ -85,3 +85,19 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:
     return []
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """--pmtud-check found no PMTU discovery: STCP does none, so min_mss is set to the path."""
+    if verdict == "honours" or path_mtu is None:
+        return []
+    return [r for r in raise_mss(path_mtu, release) if r.code != "vos-set-external-variable-ip-cp-pm"]
+
+
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6a. No boot-time command known to us that runs from a login: a
+# reboot is recognised by the counters going down.
+COLLECT = "netstat -statistics -protocol ip"
+BOOT = None

@@ -78,3 +78,28 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
         applies_to="Windows Vista / Server 2008 and later", where="elevated prompt",
         caveats=[f"The window needs to reach {bdp.bdp_bytes:,} bytes (one BDP); 'restricted' or 'disabled' "
                  "auto-tuning caps it far below that."])]
+
+
+def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
+    """--pmtud-check: PMTU discovery off in the registry, or the ICMP blocked by the host firewall."""
+    if verdict == "honours":
+        return []
+    return [Recommendation(
+        "windows-enable-pmtud", "Turn PMTU discovery on and let 'fragmentation needed' in",
+        [f'reg query "{TCPIP}" /v EnablePMTUDiscovery',
+         f'reg add "{TCPIP}" /v EnablePMTUDiscovery /t REG_DWORD /d 1 /f',
+         'netsh advfirewall firewall add rule name="ICMPv4 fragmentation needed" dir=in action=allow '
+         'protocol=icmpv4:3,4'],
+        applies_to="Windows 2000 and later", where="elevated prompt; the registry value takes effect after a reboot",
+        caveats=["EnablePMTUDiscovery 0 sends 576-byte-path segments to non-local peers; 1 is the default.",
+                 "The firewall line is for Windows Vista / Server 2008 and later."])]
+
+
+# Fleet collection (toolkit/fleet, docs/fleet.md): the command Ansible's `raw` runs on the
+# host (no Python there) for the IP statistics, and the one that gives its boot time so a
+# reboot is known, not guessed from counters (None where the OS has none we know).
+# Seed 004, Figure 6c. Over WinRM `raw` runs in PowerShell, over OpenSSH in cmd.exe: both
+# start powershell. The boot time in UTC, ISO 8601 (PowerShell 2.0 and later).
+COLLECT = "netstat -s"
+BOOT = ("powershell -NoProfile -Command \"[Management.ManagementDateTimeConverter]::ToDateTime("
+        "(Get-WmiObject Win32_OperatingSystem).LastBootUpTime).ToUniversalTime().ToString('yyyy-MM-ddTHH:mm:ssZ')\"")

@@ -1,61 +1,109 @@
 """One packet capture for every target of a run (AF_PACKET, needs CAP_NET_RAW).
 
-A single thread reads every IP packet the host sends or receives, turns replies to our
-probes into `Reply` events for the target's queue, and hands TCP segments of the MSS
-check connections to whoever registered the flow. With PACKET_VNET_HDR the kernel tells
-us the original segment size of packets that GRO merged on receive, so `used` is the
-size the host sent, not what the NIC glued together.
+The engine reads it (non-blocking, from its own loop): replies to our probes become
+`Reply` events for the target's handler, TCP segments of followed connections (the MSS
+check) go to whoever registered the flow. Every packet carries the kernel's receive
+timestamp (SO_TIMESTAMPNS, the time.time() clock), so round-trip times do not depend on
+how busy Python is. A BPF filter in the kernel passes only what the prober reads:
+incoming ICMP, ICMPv6 and TCP, and our own outgoing SYNs. With PACKET_VNET_HDR the
+kernel tells us the original segment size of packets that GRO merged on receive, so
+`used` is the size the host sent, not what the NIC glued together.
 """
 from __future__ import annotations
 
-import queue
 import socket
 import struct
-import threading
 from typing import Callable, Dict, Tuple
 
-from toolkit.probe.packets import Packet, classify, parse_ip
+from toolkit.probe.packets import Packet, Reply, classify, parse_ip
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
 PACKET_VNET_HDR = 15
 PACKET_OUTGOING = 4
 VNET_HDR_LEN = 10
+SO_TIMESTAMPNS = 35
+SO_RCVBUFFORCE = 33
+SO_ATTACH_FILTER = 26
+
 LINK_HEADER = {1: 14, 772: 14, 0xFFFE: 0, 65534: 0, 776: 0, 778: 0, 823: 0}  # ether, loopback, none, sit, gre, ip6gre
 
 FlowKey = Tuple[str, int, int]    # (remote address, remote port, local port)
 
 
+def _bpf() -> bytes:
+    """Classic BPF, offsets from the network header (SKF_NET_OFF, whatever the link layer):
+    incoming ICMP, ICMPv6 and TCP; outgoing TCP SYNs (the MSS our connections advertise);
+    nothing else."""
+    LD_W, LD_B, LD_IND_B, TAX = 0x20, 0x30, 0x50, 0x07
+    JEQ, AND, LSH, RET = 0x15, 0x54, 0x64, 0x06
+    NET = 0x100000000 - 0x100000                 # SKF_NET_OFF as an unsigned 32-bit k
+    PKTTYPE = 0x100000000 - 0x1000 + 4           # SKF_AD_OFF + SKF_AD_PKTTYPE
+    prog = [  # (label, op, jump-if-true label, jump-if-false label, k); labels resolved below
+        ("", LD_W, None, None, PKTTYPE),
+        ("", JEQ, "out", None, PACKET_OUTGOING),
+        ("", LD_B, None, None, NET + 0), ("", AND, None, None, 0xf0),
+        ("", JEQ, "in4", None, 0x40), ("", JEQ, "in6", "drop", 0x60),
+        ("in4", LD_B, None, None, NET + 9), ("", JEQ, "accept", None, 1), ("", JEQ, "accept", "drop", 6),
+        ("in6", LD_B, None, None, NET + 6), ("", JEQ, "accept", None, 58), ("", JEQ, "accept", "drop", 6),
+        ("out", LD_B, None, None, NET + 0), ("", AND, None, None, 0xf0),
+        ("", JEQ, "out4", None, 0x40), ("", JEQ, "out6", "drop", 0x60),
+        ("out4", LD_B, None, None, NET + 9), ("", JEQ, None, "drop", 6),
+        ("", LD_B, None, None, NET + 0), ("", AND, None, None, 0x0f), ("", LSH, None, None, 2), ("", TAX, None, None, 0),
+        ("", LD_IND_B, None, None, NET + 13), ("", AND, None, None, 0x02), ("", JEQ, "accept", "drop", 0x02),
+        ("out6", LD_B, None, None, NET + 6), ("", JEQ, None, "drop", 6), ("", LD_B, None, None, NET + 53),
+        ("", AND, None, None, 0x02), ("", JEQ, "accept", "drop", 0x02),
+        ("accept", RET, None, None, 262144),
+        ("drop", RET, None, None, 0),
+    ]
+    where = {label: i for i, (label, *_r) in enumerate(prog) if label}
+    out = b""
+    for i, (_label, op, jt, jf, k) in enumerate(prog):
+        t = where[jt] - i - 1 if jt else 0
+        f = where[jf] - i - 1 if jf else 0
+        out += struct.pack("=HBBI", op, t, f, k)
+    return out
+
+
+_FILTER = _bpf()
+
+
 class Capture:
     def __init__(self) -> None:
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        try:
+            import ctypes
+            prog = ctypes.create_string_buffer(_FILTER)
+            fprog = struct.pack("HL", len(_FILTER) // 8, ctypes.addressof(prog))
+            self.sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
+            self._prog = prog                     # the kernel copied it; keep it anyway
+            self.filtered = True
+        except (OSError, ImportError):
+            self.filtered = False
         self.vnet = True
         try:
             self.sock.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
         except OSError:
             self.vnet = False
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-        self.sock.settimeout(0.05)
-        self.targets: Dict[str, "queue.Queue"] = {}
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 16 << 20)
+        except OSError:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.sock.setblocking(False)
+        self.targets: Dict[str, Callable[[Reply], None]] = {}
         self.flows: Dict[FlowKey, Callable[[Packet, bool, int], None]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="mssdiag-capture", daemon=True)
         self.seen = 0
+        self._anc = socket.CMSG_SPACE(16)
 
-    def __enter__(self) -> "Capture":
-        self._thread.start()
-        return self
+    def fileno(self) -> int:
+        return self.sock.fileno()
 
-    def __exit__(self, *exc) -> None:
-        # the reader notices the stop flag within its 50 ms receive timeout and closes the
-        # socket itself; nobody needs to wait for that
-        self._stop.set()
+    def watch(self, address: str, handler: Callable[[Reply], None]) -> None:
+        self.targets[address] = handler
 
-    def watch(self, address: str) -> "queue.Queue":
-        q = self.targets.get(address)
-        if q is None:
-            q = self.targets[address] = queue.Queue()
-        return q
+    def unwatch(self, address: str) -> None:
+        self.targets.pop(address, None)
 
     def follow(self, flow: FlowKey, handler: Callable[[Packet, bool, int], None]) -> None:
         """handler(packet, outgoing, segment_size_hint) for each TCP segment of the flow."""
@@ -64,36 +112,46 @@ class Capture:
     def unfollow(self, flow: FlowKey) -> None:
         self.flows.pop(flow, None)
 
-    def _loop(self) -> None:
-        while not self._stop.is_set():
+    def drain(self) -> int:
+        """Read every packet waiting in the socket (never blocks); returns how many."""
+        n = 0
+        recvmsg = self.sock.recvmsg
+        while True:
             try:
-                data, addr = self.sock.recvfrom(65600 + VNET_HDR_LEN)
-            except socket.timeout:
-                continue
+                data, anc, _flags, addr = recvmsg(65600 + VNET_HDR_LEN, self._anc)
+            except (BlockingIOError, InterruptedError):
+                return n
             except OSError:
-                break
+                return n
+            n += 1
+            at = None
+            for level, kind, cdata in anc:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(cdata) >= 16:
+                    sec, nsec = struct.unpack_from("=qq", cdata)
+                    at = sec + nsec * 1e-9
             try:
-                self._handle(data, addr)
+                self._handle(data, addr, at)
             except Exception:       # a malformed packet must never stop the capture
                 continue
+
+    def close(self) -> None:
         self.sock.close()
 
-    def _handle(self, data: bytes, addr) -> None:
+    def _handle(self, data: bytes, addr, at) -> None:
         gso = 0
         if self.vnet:
             gso = struct.unpack_from("<H", data, 4)[0] if data[1] else 0   # gso_type != NONE
             data = data[VNET_HDR_LEN:]
-        ethertype, pkttype, hatype = addr[1], addr[2], addr[3]
-        if ethertype not in (0x0800, 0x86DD):
+        if addr[1] not in (0x0800, 0x86DD):
             return
-        skip = LINK_HEADER.get(hatype)
+        skip = LINK_HEADER.get(addr[3])
         if skip is None:
             skip = 0 if data and data[0] >> 4 in (4, 6) else 14
-        pkt = parse_ip(data[skip:])
+        pkt = parse_ip(data[skip:] if skip else data)
         if pkt is None:
             return
         self.seen += 1
-        outgoing = pkttype == PACKET_OUTGOING
+        outgoing = addr[2] == PACKET_OUTGOING
         if pkt.proto == 6 and self.flows:
             l4 = pkt.l4
             if len(l4) >= 4:
@@ -101,12 +159,14 @@ class Capture:
                 flow = (pkt.dst, dport, sport) if outgoing else (pkt.src, sport, dport)
                 handler = self.flows.get(flow)
                 if handler is not None:
+                    pkt.at = at
                     handler(pkt, outgoing, gso)
                     return
         if outgoing:
             return
         reply = classify(pkt)
         if reply is not None:
-            q = self.targets.get(reply.target)
-            if q is not None:
-                q.put(reply)
+            handler = self.targets.get(reply.target)
+            if handler is not None:
+                reply.at = at
+                handler(reply)

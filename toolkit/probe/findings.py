@@ -56,14 +56,19 @@ def _mss_findings(r: ProbeResult, m: Dict, pm: Optional[int]) -> None:
                       "the host's MSS setting or a middlebox clamping the MSS", "high")
     big_enough = m.get("bytes", 0) > (seg or 0)
     if seg is not None and sent and sent > max(LEGACY_MSS) and seg in LEGACY_MSS and big_enough:
+        opts = m.get("used_options") or 0
+        # with timestamps agreed a 536 sender's segments carry 524 bytes of data and 12 of options
+        parts = f" ({used} bytes of data and {opts} of TCP options)" if opts else ""
         if synack is not None and synack > seg:
-            text, conf = (f"port {port}: the host sends {seg}-byte segments although both sides "
+            text, conf = (f"port {port}: the host sends {seg}-byte segments{parts} although both sides "
                           f"advertised more (we {sent}, it {synack}): the legacy STCP/TCP_OS default "
                           "for non-local peers", "high")
         else:
-            text, conf = (f"port {port}: the host sends {seg}-byte segments although we advertised {sent}: "
+            said = (f"the SYN-ACK says {synack}" if synack is not None else
+                    "the SYN-ACK is not seen without a capture")
+            text, conf = (f"port {port}: the host sends {seg}-byte segments{parts} although we advertised {sent}: "
                           "the legacy STCP/TCP_OS non-local default, or a middlebox clamping the MSS "
-                          f"to {seg} in both directions (the SYN-ACK says {synack}); check the host's MSS "
+                          f"to {seg} in both directions ({said}); check the host's MSS "
                           "setting (VOS: min_mss / tcpos_default_mss$)", "medium")
         r.add_finding("mss-536-legacy", text, conf)
     if pm is not None:
@@ -76,3 +81,71 @@ def _mss_findings(r: ProbeResult, m: Dict, pm: Optional[int]) -> None:
                           f"port {port}: {what} above the path's MSS {pm}: such segments are fragmented"
                           f"{' or vanish in the black hole' if r.black_hole else ' or need PMTU discovery'}",
                           "high" if r.pmtu_method != "inferred" else (r.confidence or "medium"))
+
+
+def where(r: ProbeResult) -> None:
+    """Findings of --trace (the hop that rewrites the MSS) and --pmtud-check."""
+    c = r.clamp
+    if c and c.get("to") is not None:
+        hop = c.get("changed_after")
+        at = (f"after hop {c['changed_after_ttl']} ({hop})" if hop else
+              "on this host before it left" if c.get("changed_after_ttl") == 0 else
+              (c.get("note") or "on the way"))
+        text = (f"our SYN left with MSS {c['sent']} and arrived with {c['to']} {at}: that router clamps the MSS "
+                f"(both directions, usually), so the target sends at most {c['to']}-byte segments")
+        legacy = [f for f in r.findings if f["code"] == "mss-536-legacy"]
+        if legacy and c["to"] in LEGACY_MSS:
+            # the 536 the host uses is the clamp's doing, not its own default
+            for f in legacy:
+                r.findings.remove(f)
+            text += "; the 536-byte segments are explained by it, not by a legacy host default"
+        r.add_finding("mss-clamped", text, "high" if hop or c.get("changed_after_ttl") == 0 else "medium")
+    p = r.pmtud
+    if not p or not p.get("verdict"):
+        return
+    limit = p["mtu"] - (60 if r.family == "ipv6" else 40) if p.get("mtu") else None
+    said = (f"after an ICMP {'packet too big' if r.family == 'ipv6' else 'fragmentation needed'} for MTU "
+            f"{p['mtu']} quoting its {p['segment']}-byte segment on port {p['port']}")
+    if p["verdict"] == "honours":
+        r.add_finding("target-honours-ptb", f"{r.address} resent the data in {p['after']}-byte segments "
+                      f"(at most {limit}) {said}: it does PMTU discovery", "high")
+    elif p["verdict"] == "clears-df":
+        when = "never set DF" if p.get("df_before") is False else "cleared DF"
+        r.add_finding("target-clears-df", f"{r.address} {when} (resent {p['after']}-byte segments without DF {said}): "
+                      "it does no PMTU discovery and relies on routers to fragment its segments (slow, and lost "
+                      "behind filters that drop fragments); set its MSS to the path or turn PMTU discovery on",
+                      "high")
+    else:
+        r.add_finding("target-ignores-ptb", f"{r.address} resent {p['after']}-byte segments with DF {said}: it "
+                      "ignores the message, so behind any path with a smaller MTU its connections hang; set its "
+                      f"MSS to the path (at most {limit} here) or turn PMTU discovery on", "high")
+
+
+PMTUD_CODES = {"honours": ("target-honours-ptb", "info"), "ignores": ("target-ignores-ptb", "problem"),
+               "clears-df": ("target-clears-df", "warning")}
+
+
+def target_pmtud(p: ProbeResult, platform=None, release: Optional[str] = None):
+    """The --pmtud-check verdict of a (saved) probe as a triage Finding, with the advice of
+    the target's platform module (toolkit/platforms/<os>.py `pmtud`) and the network's.
+    For triage's rules: `f = target_pmtud(p, host.platform, host.facts.release)`."""
+    from toolkit.findings import Finding
+    from toolkit.platforms import network
+    d = p.pmtud or {}
+    verdict = d.get("verdict")
+    if verdict not in PMTUD_CODES:
+        return None
+    code, severity = PMTUD_CODES[verdict]
+    text = next((f["text"] for f in p.findings if f["code"] == code), None)
+    titles = {"honours": f"{p.target} does PMTU discovery",
+              "ignores": f"{p.target} ignores 'fragmentation needed': no PMTU discovery",
+              "clears-df": f"{p.target} sends without DF: no PMTU discovery, routers fragment"}
+    recs = []
+    if verdict != "honours":
+        if platform is not None and hasattr(platform, "pmtud"):
+            recs += platform.pmtud(verdict, p.pmtu, release, p.family)
+        recs += network.target_pmtud(p.pmtu, p.family)
+    evidence = [f"probe of {p.target}: {text}" if text else f"probe of {p.target}: --pmtud-check: {verdict}"]
+    return Finding(code, titles[verdict], evidence, "high", severity, recs,
+                   {"target": p.target, "port": d.get("port"), "mtu": d.get("mtu"), "segment": d.get("segment"),
+                    "after": d.get("after"), "df_before": d.get("df_before"), "df_after": d.get("df_after")})

@@ -1,14 +1,17 @@
-"""Probe packets built with scapy, and a small fast reader for what comes back.
+"""Probe packets built with `struct`, and a small fast reader for what comes back.
 
 Probes are keyed by a 16-bit number that travels in the first 8 bytes of the transport
 header (ICMP echo sequence, UDP destination port, TCP source port), because that is all
-an ICMP error is guaranteed to quote (RFC 792).
+an ICMP error is guaranteed to quote (RFC 792). Everything here is plain `struct` work:
+no packet library is imported to send a probe or read a reply.
 """
 from __future__ import annotations
 
+import socket
 import struct
 from dataclasses import dataclass
-from typing import Optional
+from functools import lru_cache
+from typing import Dict, Optional
 
 ECHO_ID = 0x4d53          # "MS"
 UDP_BASE = 33434          # traceroute's ports: usually closed, so the target answers port unreachable
@@ -17,46 +20,148 @@ TCP_SPORT_BASE = 61000     # above Linux's ephemeral range, so no real connectio
 V4_HEADER = 20
 V6_HEADER = 40
 
-
-def _scapy():
-    # imported here, never at CLI start-up
-    from scapy.layers.inet import ICMP, IP, TCP, UDP  # noqa: F401
-    return IP, ICMP, UDP, TCP
+# TCP flags
+FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
 
 
-def _scapy6():
-    from scapy.layers.inet import TCP, UDP
-    from scapy.layers.inet6 import ICMPv6EchoRequest, IPv6
-    return IPv6, ICMPv6EchoRequest, UDP, TCP
+@lru_cache(maxsize=4096)
+def _addr(family: str, address: str) -> bytes:
+    return socket.inet_pton(socket.AF_INET6 if family == "ipv6" else socket.AF_INET, address)
+
+
+def checksum(data: bytes) -> int:
+    """The Internet checksum (RFC 1071) of data, as a number to be packed in native byte
+    order ("=H"): the one's-complement sum does not care which order the words are summed
+    in, as long as the result is stored in the same order."""
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(memoryview(data).cast("H"))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _pseudo(family: str, src: bytes, dst: bytes, proto: int, length: int) -> bytes:
+    if family == "ipv6":
+        return src + dst + struct.pack("!IxxxB", length, proto)
+    return src + dst + struct.pack("!xBH", proto, length)
+
+
+def ip_header(family: str, src: str, dst: str, proto: int, payload: int, ttl: int, ident: int = 0,
+              df: bool = True) -> bytes:
+    """An IPv4 header (checksum filled in) or an IPv6 header for `payload` bytes after it."""
+    if family == "ipv6":
+        return struct.pack("!IHBB", 0x60000000, payload, proto, ttl) + _addr(family, src) + _addr(family, dst)
+    head = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, V4_HEADER + payload, ident & 0xFFFF,
+                                 0x4000 if df else 0, ttl, proto, 0) + _addr(family, src) + _addr(family, dst))
+    struct.pack_into("=H", head, 10, checksum(bytes(head)))
+    return bytes(head)
+
+
+def _with_checksum(family: str, src: str, dst: str, proto: int, l4: bytearray, at: int, length: int) -> bytes:
+    """l4 (the transport header and whatever non-zero data follows it; zero padding adds
+    nothing to the sum) with its checksum at offset `at`, over the pseudo header."""
+    pseudo = _pseudo(family, _addr(family, src), _addr(family, dst), proto, length)
+    struct.pack_into("=H", l4, at, checksum(pseudo + bytes(l4)))
+    return bytes(l4)
+
+
+def tcp_segment(family: str, src: str, dst: str, sport: int, dport: int, seq: int, ack: int, flags: int,
+                window: int = 65535, options: bytes = b"", payload: bytes = b"", ttl: int = 64,
+                ident: int = 0, pad: int = 0, df: bool = True) -> bytes:
+    """A whole IP packet carrying one TCP segment; `pad` zero bytes of payload follow `payload`."""
+    if len(options) % 4:
+        options += b"\0" * (4 - len(options) % 4)
+    doff = (20 + len(options)) // 4
+    head = bytearray(struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, doff << 4,
+                                 flags, window, 0, 0) + options + payload)
+    length = len(head) + pad
+    l4 = _with_checksum(family, src, dst, 6, head, 16, length)
+    return ip_header(family, src, dst, 6, length, ttl, ident, df) + l4 + b"\0" * pad
+
+
+def mss_option(mss: int) -> bytes:
+    return struct.pack("!BBH", 2, 4, mss)
 
 
 def build(family: str, method: str, src: str, dst: str, size: int, key: int, ttl: int = 64,
           port: Optional[int] = None) -> bytes:
     """A DF probe of exactly `size` bytes of IP packet (IPv6: never fragmented by routers)."""
-    if family == "ipv4":
-        IP, ICMP, UDP, TCP = _scapy()
-        ip = IP(src=src, dst=dst, flags="DF", ttl=ttl, id=key)
-        head = V4_HEADER
-    else:
-        IPv6, Echo6, UDP, TCP = _scapy6()
-        ip = IPv6(src=src, dst=dst, hlim=ttl)
-        head = V6_HEADER
-    if method == "icmp":
-        l4 = ICMP(type=8, id=ECHO_ID, seq=key) if family == "ipv4" else Echo6(id=ECHO_ID, seq=key)
-        l4_len = 8
-    elif method == "udp":
-        l4 = UDP(sport=UDP_BASE - 1, dport=UDP_BASE + key)
-        l4_len = 8
-    elif method == "tcp":
+    head = V6_HEADER if family == "ipv6" else V4_HEADER
+    if method == "tcp":
         # an ACK to a listening port: the target answers with a RST, and no connection is touched
-        l4 = TCP(sport=TCP_SPORT_BASE + key, dport=port, flags="A", seq=1, ack=1, window=0)
-        l4_len = 20
-    else:
-        raise ValueError(method)
-    pad = size - head - l4_len
-    if pad < 0:
+        if size - head < 20:
+            raise ValueError(f"probe size {size} below the {method} header size")
+        return tcp_segment(family, src, dst, TCP_SPORT_BASE + key, port or 0, 1, 1, ACK, 0, ttl=ttl, ident=key,
+                           pad=size - head - 20)
+    pad = size - head - 8
+    if pad < 0 or method not in ("icmp", "udp"):
+        if method not in ("icmp", "udp"):
+            raise ValueError(method)
         raise ValueError(f"probe size {size} below the {method} header size")
-    return bytes(ip / l4 / (b"\x00" * pad))
+    if method == "icmp":
+        if family == "ipv6":
+            l4 = _with_checksum(family, src, dst, 58, bytearray(struct.pack("!BBHHH", 128, 0, 0, ECHO_ID, key)),
+                                2, size - head)
+            proto = 58
+        else:
+            l4 = bytearray(struct.pack("!BBHHH", 8, 0, 0, ECHO_ID, key))
+            struct.pack_into("=H", l4, 2, checksum(bytes(l4)))
+            l4, proto = bytes(l4), 1
+    else:
+        udp = bytearray(struct.pack("!HHHH", UDP_BASE - 1, UDP_BASE + key, size - head, 0))
+        l4 = _with_checksum(family, src, dst, 17, udp, 6, size - head)
+        if l4[6:8] == b"\0\0":         # 0 means "no checksum": a computed 0 is sent as all ones
+            l4 = l4[:6] + b"\xff\xff"
+        proto = 17
+    return ip_header(family, src, dst, proto, size - head, ttl, key) + l4 + b"\0" * pad
+
+
+def too_big(family: str, src: str, dst: str, mtu: int, quoted: bytes, ttl: int = 64) -> bytes:
+    """An ICMP 'fragmentation needed' (IPv4, type 3 code 4) or ICMPv6 'packet too big'
+    from src to dst with next-hop MTU `mtu`, quoting `quoted` (the start of a packet dst
+    sent: as much as a router would, 548 bytes for IPv4, 1232 for IPv6)."""
+    if family == "ipv6":
+        quoted = quoted[:1280 - V6_HEADER - 8]
+        body = bytearray(struct.pack("!BBHI", 2, 0, 0, mtu) + quoted)
+        l4 = _with_checksum(family, src, dst, 58, body, 2, len(body))
+        return ip_header(family, src, dst, 58, len(l4), ttl) + l4
+    quoted = quoted[:576 - V4_HEADER - 8]
+    body = bytearray(struct.pack("!BBHHH", 3, 4, 0, 0, mtu) + quoted)
+    struct.pack_into("=H", body, 2, checksum(bytes(body)))
+    return ip_header(family, src, dst, 1, len(body), ttl, df=False) + bytes(body)
+
+
+TCP_OPTION_NAMES = {2: "mss", 3: "window-scale", 4: "sack-permitted", 5: "sack", 8: "timestamps",
+                    30: "mptcp", 34: "fast-open"}
+
+
+def tcp_options(l4: bytes) -> Dict[str, Optional[int]]:
+    """The options of a TCP header: name -> value (the MSS, the window shift) or None."""
+    if len(l4) < 20:
+        return {}
+    end = min(len(l4), (l4[12] >> 4) * 4)
+    out: Dict[str, Optional[int]] = {}
+    p = 20
+    while p < end:
+        kind = l4[p]
+        if kind == 0:
+            break
+        if kind == 1:
+            p += 1
+            continue
+        if p + 1 >= end or l4[p + 1] < 2:
+            break
+        ln = l4[p + 1]
+        name = TCP_OPTION_NAMES.get(kind, str(kind))
+        if kind == 2 and ln == 4 and p + 4 <= end:
+            out[name] = struct.unpack_from("!H", l4, p + 2)[0]
+        elif kind == 3 and ln == 3 and p + 3 <= end:
+            out[name] = l4[p + 2]
+        else:
+            out[name] = None
+        p += ln
+    return out
 
 
 def key_of_transport(family: str, proto: int, l4: bytes) -> Optional[tuple]:
@@ -85,10 +190,12 @@ class Packet:
     ttl: int
     total: int           # IP total length
     l4: bytes            # transport header and data
+    df: bool = False     # IPv4: the don't-fragment flag (IPv6 is never fragmented on the way)
+    at: Optional[float] = None    # kernel receive time, when captured
+    raw: bytes = b""     # the whole packet as captured, from its IP header on
 
 
 def parse_ip(data: bytes) -> Optional[Packet]:
-    import socket
     if not data:
         return None
     v = data[0] >> 4
@@ -97,12 +204,12 @@ def parse_ip(data: bytes) -> Optional[Packet]:
         total = struct.unpack("!H", data[2:4])[0]
         return Packet("ipv4", socket.inet_ntop(socket.AF_INET, data[12:16]),
                       socket.inet_ntop(socket.AF_INET, data[16:20]), data[9], data[8], total,
-                      data[ihl:total] if total >= ihl else data[ihl:])
+                      data[ihl:total] if total >= ihl else data[ihl:], bool(data[6] & 0x40), None, data)
     if v == 6 and len(data) >= 40:
         plen = struct.unpack("!H", data[4:6])[0]
         return Packet("ipv6", socket.inet_ntop(socket.AF_INET6, data[8:24]),
                       socket.inet_ntop(socket.AF_INET6, data[24:40]), data[6], data[7], plen + 40,
-                      data[40:40 + plen] if plen else data[40:])
+                      data[40:40 + plen] if plen else data[40:], True, None, data)
     return None
 
 
@@ -139,6 +246,9 @@ class Reply:
     quoted_len: Optional[int] = None   # total length of the quoted probe
     ttl: Optional[int] = None          # TTL / hop limit the reply arrived with
     reason: Optional[str] = None       # for "unreach": what the router said, named
+    at: Optional[float] = None         # kernel receive time (time.time() clock), when known
+    quoted: Optional[bytes] = None     # "ttl" for a TCP probe: the TCP header as the router got it;
+                                       # a SYN-ACK to a SYN probe: its own TCP header
 
 
 def classify(pkt: Packet) -> Optional[Reply]:
@@ -157,7 +267,8 @@ def classify(pkt: Packet) -> Optional[Reply]:
             if not k:
                 return None
             if t == 11:
-                return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=inner.total)
+                return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=inner.total,
+                             quoted=inner.l4 if inner.proto == 6 else None)
             if code == 4:
                 return Reply(inner.dst, *k, "toobig", pkt.src, mtu=struct.unpack("!H", l4[6:8])[0],
                              quoted_len=inner.total)
@@ -182,15 +293,19 @@ def classify(pkt: Packet) -> Optional[Reply]:
                 return Reply(inner.dst, *k, "toobig", pkt.src, mtu=struct.unpack("!I", l4[4:8])[0],
                              quoted_len=inner.total)
             if t == 3:
-                return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=inner.total)
+                return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=inner.total,
+                             quoted=inner.l4 if inner.proto == 6 else None)
             if pkt.src == inner.dst:
                 return Reply(inner.dst, *k, "pass", pkt.src, ttl=pkt.ttl)
             return Reply(inner.dst, *k, "unreach", pkt.src, reason=unreach_reason("ipv6", code))
         return None
     if pkt.proto == 6 and len(l4) >= 20:
         flags = l4[13]
-        if flags & 0x04:   # RST answering a TCP probe
-            dport = struct.unpack("!H", l4[2:4])[0]
-            if dport >= TCP_SPORT_BASE:
+        dport = struct.unpack("!H", l4[2:4])[0]
+        if dport >= TCP_SPORT_BASE:
+            if flags & RST:          # RST answering a TCP probe
                 return Reply(pkt.src, "tcp", dport - TCP_SPORT_BASE, "pass", pkt.src, ttl=pkt.ttl)
+            if flags & (SYN | ACK) == SYN | ACK:     # SYN-ACK: a SYN probe reached the target
+                return Reply(pkt.src, "tcp", dport - TCP_SPORT_BASE, "pass", pkt.src, ttl=pkt.ttl,
+                             quoted=l4[:(l4[12] >> 4) * 4])
     return None

@@ -43,7 +43,7 @@ PLATEAUS = (65535, 32000, 17914, 8166, 4352, 2002, 1492, 1006, 508, 296, 68)   #
 FIRST_ROUND = (65535, 32000, 17914, 8166, 4352, 2002, 1500, 1492, 1480, 1400, 1280, 1006, 576)
 MIN_MTU = {"ipv4": 68, "ipv6": 1280}
 SMALL = {"ipv4": 576, "ipv6": 1280}
-MIN_WAIT = 0.1
+MIN_WAIT = 0.05        # s a round waits at least (kernel timestamps: no margin for a busy Python)
 SPLIT = 8
 MAX_RETESTS = 6
 PICK_TRIES = 3          # rounds to find a probe method that the target answers
@@ -57,6 +57,23 @@ ALPHA_VOUCHED = 1e-4    # the same for a size at or below a next-hop MTU a route
 
 class Interrupted(Exception):
     """The run was asked to stop (SIGINT / SIGTERM) while this search was under way."""
+
+
+@dataclass
+class Round:
+    """What a search asks of whoever drives it: send these probes (key, method, size, ttl)
+    now, report what comes back (`on_sent`, `on_refused`, `on_reply`), and resume it once
+    every probe is answered or `wait_s` has passed since the last one left."""
+    probes: List[Tuple[int, str, int, int]]
+    cap: Optional[float] = None
+
+
+@dataclass
+class Sleep:
+    """Resume at `until` (the search's clock), handing over replies meanwhile; with
+    `linger`, resume as soon as an unreachable has been heard."""
+    until: float
+    linger: bool = False
 
 
 def plateau_below(size: int) -> int:
@@ -116,7 +133,8 @@ class Search:
                  replies: "queue.Queue[Reply]", timeout: float = 1.0, tcp_port: Optional[int] = None,
                  methods: Tuple[str, ...] = ("icmp", "udp", "tcp"), icmp_wait: float = ICMP_WAIT,
                  cached_pmtu: Optional[int] = None, reporters: Optional[Dict[str, Set[int]]] = None,
-                 stop: Optional[threading.Event] = None):
+                 stop: Optional[threading.Event] = None, path: Optional[tuple] = None,
+                 placements: Optional[dict] = None):
         self.family = family
         self.local_mtu = min(local_mtu, 65535)
         self._send = send
@@ -128,69 +146,164 @@ class Search:
         self.cached_pmtu = cached_pmtu
         self.reporters = reporters if reporters is not None else {}
         self.stop = stop or threading.Event()
+        # (interface, gateway) of the route, and the black holes placed in this run by path
+        # and distance: routers limit their "time exceeded" per prober (Linux: 6 at once, then
+        # 1 a second), so a hundred targets behind one router cannot each place it
+        self.path = path
+        self.placements = placements if placements is not None else {}
         self.sent: Dict[int, Sent] = {}
         self.key = 0
         self.outcomes: Dict[int, Outcome] = {}
-        self.log: List[Tuple[int, float, str]] = []     # (size, sent at, pass|toobig|silent) at full TTL
+        self.log: List[Tuple[int, float, str, int]] = []   # (size, sent at, pass|toobig|silent, key), full TTL
         self.unsure: Optional[str] = None                # why the answer is a best guess
         self.rtts: List[float] = []
         self.v = Verdict()
         self.ttl_replies: Dict[int, str] = {}
         self.heard = 0            # ICMP errors of any kind seen (the path is alive)
+        self.clock = time.monotonic   # the engine uses time.time(), the clock of kernel timestamps
+        self.current: Dict[int, List[Reply]] = {}      # the round under way: key -> replies
+        self.pending: Set[int] = set()
+        self.delays: List[float] = []                    # s from send to any answer (pass or too big)
+        self.silent_keys: Dict[int, Tuple[int, bool]] = {}   # key -> (size, counted as silent)
+        self.fallback = False     # the round under way is the first: echo and the fallback methods
+        self.located: Optional[int] = None        # the size the TTL-limited probes were sent at
+        self.located_note: Optional[str] = None
 
     # ---- sending and collecting -------------------------------------------------
     def _next_key(self) -> int:
         self.key = self.key % 4000 + 1
         return self.key
 
-    def _round(self, probes: List[Tuple[str, int, int]], cap: Optional[float] = None) -> Dict[int, List[Reply]]:
-        """Send probes (method, size, ttl) together; wait for their answers. Returns key -> replies."""
+    def _round(self, probes: List[Tuple[str, int, int]], cap: Optional[float] = None):
+        """Send probes (method, size, ttl) together; wait for their answers. Returns key -> replies.
+        A generator step: `answers = yield from self._round(...)`."""
         if self.stop.is_set():
             raise Interrupted()
         self.v.rounds += 1
-        keys = {}
-        for method, size, ttl in probes:
-            k = self._next_key()
+        self.current, self.pending = {}, set()
+        yield Round([(self._next_key(), m, s, t) for m, s, t in probes], cap)
+        answers, self.current, self.pending = self.current, {}, set()
+        return answers
+
+    # ---- what the driver reports ------------------------------------------------------
+    def on_sent(self, key: int, method: str, size: int, ttl: int, at: float) -> None:
+        self.v.probes += 1
+        self.sent[key] = Sent(size, ttl, method, at)
+        self.current[key] = []
+        self.pending.add(key)
+
+    def on_refused(self, key: int, method: str, size: int, ttl: int, exc: OSError) -> None:
+        # the local stack refused (e.g. larger than the interface MTU): a local failure
+        self.v.notes.append(f"{method} probe of {size} bytes refused locally: {exc.strerror or exc}")
+        if ttl == 64:
+            self.outcomes.setdefault(size, Outcome()).refused += 1
+
+    def on_reply(self, r: Reply, at: Optional[float] = None) -> None:
+        """A reply about one of this target's probes; `at` is when it arrived (the kernel's
+        timestamp when there is one), on the search's clock."""
+        at = r.at if r.at is not None else (at if at is not None else self.clock())
+        if r.at is None:
+            r.at = at
+        self._heard(r)
+        if r.key not in self.current:
+            self._late(r)         # an answer to an earlier round
+            return
+        self.current[r.key].append(r)
+        self.pending.discard(r.key)
+        s = self.sent[r.key]
+        if r.kind == "toobig":
+            self.reporters.setdefault(r.source, set()).add(r.mtu if self._valid(r.mtu or 0, s.size) else 0)
+        if r.kind in ("pass", "toobig"):
+            self.delays.append(max(0.0, at - s.at))
+        if r.kind == "pass":
+            self.rtts.append(max(0.0, at - s.at))
+            if r.ttl is not None:
+                self.v.reply_ttl = r.ttl
+
+    def round_done(self) -> bool:
+        if not self.pending:
+            return True
+        if self.fallback and all(self.sent[k].method != "icmp" for k in self.pending):
+            return any(r.kind == "pass" and self.sent[k].method == "icmp"
+                       for k, rs in self.current.items() for r in rs)
+        return False
+
+    def wait_s(self, cap: Optional[float]) -> float:
+        """How long a round waits after its last probe left: the timeout until the target
+        answered something, then 4 times the slowest answer seen, the routers' "too big"
+        included (at least MIN_WAIT)."""
+        base = cap if cap is not None else self.timeout
+        if self.rtts:
+            base = min(base, max(MIN_WAIT, 4 * max(self.delays) + 0.01))
+        return base
+
+    def _late(self, r: Reply) -> None:
+        """An answer that came after its round was closed still counts: the size was not
+        silent after all (a slow router, a reply stuck behind a busy CPU)."""
+        s = self.sent.get(r.key)
+        if s is None or s.ttl != 64 or r.kind not in ("pass", "toobig") or r.key not in self.silent_keys:
+            return
+        size, silent = self.silent_keys.pop(r.key)
+        o = self.outcomes.setdefault(size, Outcome())
+        o.vanished = max(0, o.vanished - 1)
+        if silent:
+            o.silent = max(0, o.silent - 1)
+            self.log = [e for e in self.log if e[3] != r.key]
+        if r.kind == "pass":
+            o.passed += 1
+            self.log.append((size, s.at, "pass", r.key))
+        else:
+            o.toobig.append((r.mtu or 0, r.source))
+            self.log.append((size, s.at, "toobig", r.key))
+            self.reporters.setdefault(r.source, set()).add(r.mtu if self._valid(r.mtu or 0, size) else 0)
+
+    # ---- the blocking driver: send() and a reply queue, for callers without an engine ---
+    def run(self) -> Verdict:
+        return self.drive(self.steps())
+
+    def drive(self, steps):
+        """Serve a generator of Round / Sleep requests (the search's, or a trace's that
+        uses this search's rounds) with send() and the reply queue; returns its value."""
+        value = None
+        while True:
             try:
-                self._send(method, size, k, ttl)
+                req = steps.send(value)
+            except StopIteration as done:
+                return done.value
+            value = self._serve(req)
+
+    def _serve(self, req) -> None:
+        if isinstance(req, Sleep):
+            if req.linger:
+                while not self.v.unreachable and self.clock() < req.until:
+                    try:
+                        self.on_reply(self.replies.get(timeout=min(0.1, max(0.0, req.until - self.clock()))))
+                    except queue.Empty:
+                        if self.stop.is_set():
+                            raise Interrupted() from None
+            elif self.stop.wait(max(0.0, req.until - self.clock())):
+                raise Interrupted()
+            return
+        for key, method, size, ttl in req.probes:
+            try:
+                at = self.clock()
+                self._send(method, size, key, ttl)
             except OSError as exc:
-                # the local stack refused (e.g. larger than the interface MTU): a local failure
-                self.v.notes.append(f"{method} probe of {size} bytes refused locally: {exc.strerror or exc}")
-                if ttl == 64:
-                    self.outcomes.setdefault(size, Outcome()).refused += 1
+                self.on_refused(key, method, size, ttl, exc)
                 continue
-            self.v.probes += 1
-            self.sent[k] = Sent(size, ttl, method, time.monotonic())
-            keys[k] = []
-        start = time.monotonic()
-        cap = cap if cap is not None else (self.timeout if not self.rtts else min(self.timeout, max(MIN_WAIT, 4 * max(self.rtts) + 0.05)))
-        pending = set(keys)
-        while pending:
-            now = time.monotonic()
-            limit = start + cap
-            if self.rtts:
-                limit = min(limit, start + max(MIN_WAIT, 4 * max(self.rtts) + 0.05))
-            if now >= limit:
+            self.on_sent(key, method, size, ttl, at)
+        start = self.clock()
+        while not self.round_done():
+            now = self.clock()
+            if now >= start + self.wait_s(req.cap):
                 break
             try:
-                r = self.replies.get(timeout=min(0.1, limit - now))
+                r = self.replies.get(timeout=min(0.1, start + self.wait_s(req.cap) - now))
             except queue.Empty:
                 if self.stop.is_set():
                     raise Interrupted() from None
                 continue
-            self._heard(r)
-            if r.key not in keys:
-                continue           # a late answer to an earlier round
-            keys[r.key].append(r)
-            pending.discard(r.key)
-            if r.kind == "toobig":
-                s = self.sent[r.key]
-                self.reporters.setdefault(r.source, set()).add(r.mtu if self._valid(r.mtu or 0, s.size) else 0)
-            if r.kind == "pass":
-                self.rtts.append(time.monotonic() - self.sent[r.key].at)
-                if r.ttl is not None:
-                    self.v.reply_ttl = r.ttl
-        return keys
+            self.on_reply(r)
 
     def _heard(self, r: Reply) -> None:
         """Bookkeeping for every reply, late ones too: ICMP errors say the path is alive, and
@@ -202,16 +315,10 @@ class Search:
             if said not in self.v.unreachable:
                 self.v.unreachable.append(said)
 
-    def _linger(self, seconds: float) -> None:
+    def _linger(self, seconds: float):
         """Nothing answered: wait a little for late errors (a router's 'host unreachable'
         comes only when its ARP / neighbour discovery gives up, ~3 s after the first probe)."""
-        end = time.monotonic() + seconds
-        while not self.v.unreachable and time.monotonic() < end:
-            try:
-                self._heard(self.replies.get(timeout=min(0.1, max(0.0, end - time.monotonic()))))
-            except queue.Empty:
-                if self.stop.is_set():
-                    raise Interrupted() from None
+        yield Sleep(self.clock() + seconds, linger=True)
 
     def _record(self, answers: Dict[int, List[Reply]]) -> None:
         full = [k for k in answers if self.sent[k].ttl == 64]
@@ -228,24 +335,26 @@ class Search:
             o = self.outcomes.setdefault(s.size, Outcome())
             if not any(r.kind in ("pass", "toobig") for r in replies):
                 o.vanished += 1
+                self.silent_keys[k] = (s.size, live)
                 if live:
                     o.silent += 1
-                    self.log.append((s.size, s.at, "silent"))
+                    self.log.append((s.size, s.at, "silent", k))
             for r in replies:
                 if r.kind == "pass":
                     o.passed += 1
-                    self.log.append((s.size, s.at, "pass"))
+                    self.log.append((s.size, s.at, "pass", k))
                 elif r.kind == "toobig":
                     o.toobig.append((r.mtu or 0, r.source))
-                    self.log.append((s.size, s.at, "toobig"))
+                    self.log.append((s.size, s.at, "toobig", k))
                 elif r.kind == "unreach":
                     note = f"{r.source} answered a {s.size}-byte probe with '{r.reason or 'destination unreachable'}'"
                     if note not in self.v.notes:
                         self.v.notes.append(note)
 
-    def _sleep_until(self, t: float) -> None:
-        if self.stop.wait(max(0.0, t - time.monotonic())):
+    def _sleep_until(self, t: float):
+        if self.stop.is_set():
             raise Interrupted()
+        yield Sleep(t)
 
     # ---- reading the evidence -----------------------------------------------------
     def _valid(self, mtu: int, size: int) -> bool:
@@ -319,11 +428,12 @@ class Search:
     def _silence(self, lo: int, hi: int) -> Tuple[float, float]:
         """(first, last) send time of probes above lo that vanished since the last probe a
         router called too big without vouching for hi: how long the silence has lasted."""
-        icmp = [at for size, at, kind in self.log if kind == "toobig" and size >= hi
+        icmp = [at for size, at, kind, _k in self.log if kind == "toobig" and size >= hi
                 and not any(self._valid(m, size) and m >= hi for m, _ in self.outcomes[size].toobig)]
         after = max(icmp, default=-1.0)
-        quiet = [at for size, at, kind in self.log if kind == "silent" and size > lo and at > after]
-        return (min(quiet), max(quiet)) if quiet else (time.monotonic(), time.monotonic())
+        quiet = [at for size, at, kind, _k in self.log if kind == "silent" and size > lo and at > after]
+        now = self.clock()
+        return (min(quiet), max(quiet)) if quiet else (now, now)
 
     def _evidence(self, lo: int, hi: int) -> Optional[str]:
         """Why we believe the routers here do send 'fragmentation needed', or None."""
@@ -358,7 +468,12 @@ class Search:
         small = SMALL[self.family]
         probes = [("icmp", s, 64) for s in sizes] if "icmp" in self.methods else []
         probes += [(m, small, 64) for m in self.methods if m != "icmp" for _ in range(2)]
-        answers = self._round(probes)
+        # once an echo came back and every echo is answered, the fallbacks are not waited for
+        self.fallback = "icmp" in self.methods
+        try:
+            answers = yield from self._round(probes)
+        finally:
+            self.fallback = False
         echo = {k: r for k, r in answers.items() if self.sent[k].method == "icmp"}
         if any(r.kind == "pass" for rs in echo.values() for r in rs):
             self._record(echo)
@@ -374,22 +489,23 @@ class Search:
                 return m
         return None
 
-    def _probe(self, method: str, sizes: List[int], lo: int, cap: Optional[float] = None) -> None:
+    def _probe(self, method: str, sizes: List[int], lo: int, cap: Optional[float] = None):
         """One round of full-TTL probes of these sizes, closed by a control probe of lo."""
-        self._record(self._round([(method, s, 64) for s in sizes] + [(method, lo, 64)], cap=cap))
+        self._record((yield from self._round([(method, s, 64) for s in sizes] + [(method, lo, 64)], cap=cap)))
 
-    def run(self) -> Verdict:
+    def steps(self):
+        """The search as a generator of Round and Sleep requests; returns the Verdict."""
         method = None
         for attempt in range(PICK_TRIES):
             # a second chance for every method with a full timeout, in case the first round
             # was lost; a third when a router answered (the path is alive, only lossy)
             if attempt == 2 and not self.heard:
                 break
-            method = self._pick_method()
+            method = yield from self._pick_method()
             if method is not None or self.v.unreachable:
                 break
         if method is None:
-            self._linger(LINGER)
+            yield from self._linger(LINGER)
             if self.v.unreachable:
                 src, why = self.v.unreachable[0]
                 self.v.notes.append(f"{src} answered '{why}': no probe reached the target")
@@ -398,7 +514,7 @@ class Search:
             return self.v
         self.v.probe_method = method
         if method != "icmp":
-            self._record(self._round([(method, s, 64) for s in self._first_sizes()]))
+            self._record((yield from self._round([(method, s, 64) for s in self._first_sizes()])))
         retests = 0
         asks = 0
         boundary = None           # the (lo, hi) the re-tests are about
@@ -407,26 +523,26 @@ class Search:
             lo, hi, nxt = self._bounds()
             if lo is None:
                 if nxt:
-                    self._record(self._round([(method, m, 64) for m in nxt[:SPLIT]]))
+                    self._record((yield from self._round([(method, m, 64) for m in nxt[:SPLIT]])))
                     continue
                 # even the small probe failed while others of this method did not answer: retry once
                 if retests >= 2:
                     self.v.notes.append("even the smallest probe got no answer")
                     return self.v
                 retests += 1
-                self._record(self._round([(method, SMALL[self.family], 64)] * 2, cap=self.timeout))
+                self._record((yield from self._round([(method, SMALL[self.family], 64)] * 2, cap=self.timeout)))
                 continue
             if lo >= self.local_mtu:
                 self.v.pmtu, self.v.method = lo, "local"
                 break
             if nxt:
-                self._probe(method, nxt[:SPLIT], lo)
+                yield from self._probe(method, nxt[:SPLIT], lo)
                 continue
             if hi > lo + 1:
                 n = min(SPLIT, hi - lo - 1)
                 step = (hi - lo) / (n + 1)
                 sizes = sorted({lo + max(1, round(step * (i + 1))) for i in range(n)} - {hi}, reverse=True)
-                self._probe(method, [s for s in sizes if lo < s < hi], lo)
+                yield from self._probe(method, [s for s in sizes if lo < s < hi], lo)
                 continue
             # converged: lo passes, lo + 1 (hi) fails
             # ICMP pins it when a router reported exactly lo as its next-hop MTU, or said
@@ -454,7 +570,7 @@ class Search:
                 retests += 1
                 k = max(2, min(SPLIT, need - self.outcomes[hi].silent))
                 above = [self.local_mtu] if self.local_mtu not in (hi, lo) else []
-                self._probe(method, above + [hi] * k + [lo], lo)
+                yield from self._probe(method, above + [hi] * k + [lo], lo)
                 continue
             # and long enough that a router rate-limiting its ICMP would have answered?
             evidence = self._evidence(lo, hi)
@@ -462,11 +578,15 @@ class Search:
             start, end = self._silence(lo, hi)
             if end - start < wait and asks < 3:
                 asks += 1
-                self._sleep_until(start + wait)
-                waited = time.monotonic() - start
-                self._probe(method, [hi, hi], lo)
+                if self.located != hi:
+                    # place the drop now, while we wait anyway: the TTL-limited probes'
+                    # answers cost no time of their own (used only if it is a black hole)
+                    yield from self._locate(method, hi)
+                yield from self._sleep_until(start + wait)
+                waited = self.clock() - start
+                yield from self._probe(method, [hi, hi], lo)
                 continue
-            self._silent_verdict(lo, hi, method, evidence, end - start)
+            yield from self._silent_verdict(lo, hi, method, evidence, end - start)
             break
         else:
             lo = self._bounds()[0]
@@ -491,11 +611,22 @@ class Search:
         self.v.pmtu, self.v.method = lo, "inferred"
         self.v.black_hole = not any(o.toobig for s, o in self.outcomes.items() if s > lo)
 
-    def _silent_verdict(self, lo: int, hi: int, method: str, evidence: Optional[str], silence: float) -> None:
+    def _silent_verdict(self, lo: int, hi: int, method: str, evidence: Optional[str], silence: float):
         """hi vanished every time for as long as we waited: a black hole, unless the router
         where the big probes die is known to send 'fragmentation needed'."""
         self.v.pmtu, self.v.method, self.v.silence_s = lo, "inferred", round(silence, 1)
-        self._locate(method)
+        if self.located != hi:
+            yield from self._locate(method, hi)
+        if self.ttl_replies:
+            last = max(self.ttl_replies)
+            self.v.hop, self.v.hop_index = self.ttl_replies[last], last
+        elif self._placement() is not None:
+            self.v.hop, self.v.hop_index = self.placements[self._placement()]
+            self.v.notes.append(f"placed after {self.v.hop} by the TTL-limited probes of another target of this "
+                                "run, behind the same gateway at the same distance (routers limit the 'time "
+                                "exceeded' they send to one prober)")
+        elif self.located_note:
+            self.v.notes.append(self.located_note)
         talkers = self._talkers(lo, hi)
         if (self.v.hop and self.v.hop in talkers) or (self.v.hop is None and talkers):
             who = self.v.hop or sorted(talkers)[0]
@@ -541,18 +672,29 @@ class Search:
         start = next(x for x in (64, 128, 255) if x >= t)
         return max(1, min(30, start - t + 1))
 
-    def _locate(self, method: str) -> None:
+    def _locate(self, method: str, big: int):
         """TTL-limited probes of the failing size: routers check the TTL before the MTU, so
         every router the big probe reaches says time exceeded; the last one that does is
         where it is dropped."""
+        self.located, self.located_note = big, None
+        self.ttl_replies = {}
         hops = self._hops()
         if hops <= 1:
-            self.v.notes.append("the target is one hop away: the drop is on the direct link")
+            self.located_note = "the target is one hop away: the drop is on the direct link"
             return
-        big = self.v.pmtu + 1
-        self._record(self._round([(method, big, ttl) for ttl in range(1, hops)]))
-        if not self.ttl_replies:
-            self.v.notes.append("no router answered TTL-limited probes: cannot place the black hole")
-            return
-        last = max(self.ttl_replies)
-        self.v.hop, self.v.hop_index = self.ttl_replies[last], last
+        key = self._placement()
+        if key is not None and key in self.placements:
+            return                  # placed already by another target's probes: spare the routers
+        self._record((yield from self._round([(method, big, ttl) for ttl in range(1, hops)])))
+        if self.ttl_replies:
+            if key is not None:
+                last = max(self.ttl_replies)
+                self.placements.setdefault(key, (self.ttl_replies[last], last))
+        else:
+            self.located_note = "no router answered TTL-limited probes: cannot place the black hole"
+
+    def _placement(self) -> Optional[tuple]:
+        """What another target must share for its black-hole placement to hold here."""
+        if self.path is None or self.located is None:
+            return None
+        return (self.path, self._hops(), self.located)

@@ -32,6 +32,12 @@ FINDING_CODES: Dict[str, str] = {
     "unreachable": "a router answered 'destination unreachable' (network, host, administratively "
                    "prohibited...): the probes never reached the target",
     "icmp-rate-limited": "a router rate-limits its ICMP 'fragmentation needed': PMTU discovery through it is slow",
+    "mss-clamped": "a router on the path rewrites the MSS option of our SYNs (--trace names the hop)",
+    "target-honours-ptb": "the target shrinks its segments after 'fragmentation needed': it does PMTU discovery",
+    "target-ignores-ptb": "the target keeps sending DF segments too big for the announced MTU: "
+                          "no PMTU discovery, its connections hang behind a smaller MTU",
+    "target-clears-df": "the target sends without DF (from the start or after 'fragmentation needed'): "
+                        "no PMTU discovery, routers must fragment its segments",
 }
 
 
@@ -69,6 +75,9 @@ class ProbeResult:
     cached_pmtu: Optional[int] = None        # path MTU the kernel had cached before we probed
     rounds: int = 0                          # probe rounds (round trips) the PMTU search took
     notes: List[str] = field(default_factory=list)
+    trace: Optional[Dict[str, Any]] = None   # --trace: {"hops": [...], "black_hole": {...}|null, "notes": [...]}
+    clamp: Optional[Dict[str, Any]] = None   # --trace (root): where the MSS of our SYN was rewritten
+    pmtud: Optional[Dict[str, Any]] = None   # --pmtud-check: what the target did with 'fragmentation needed'
 
     def add_finding(self, code: str, text: str, confidence: str = "high") -> None:
         self.findings.append(finding(code, text, confidence))
@@ -135,10 +144,12 @@ def _int(lo: int, hi: int, null: bool = False):
     return check
 
 
-def _number(lo: float, hi: float):
-    def check(v: Any, name: str) -> float:
+def _number(lo: float, hi: float, null: bool = False):
+    def check(v: Any, name: str) -> Optional[float]:
+        if v is None and null:
+            return None
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"{name}: must be a number, not {_kind(v)}")
+            raise ValueError(f"{name}: must be a number{' or null' if null else ''}, not {_kind(v)}")
         if isinstance(v, float) and not math.isfinite(v):
             raise ValueError(f"{name}: {_kind(v)} is not a finite number")
         if not lo <= v <= hi:
@@ -150,6 +161,12 @@ def _number(lo: float, hi: float):
 def _bool(v: Any, name: str) -> bool:
     if not isinstance(v, bool):
         raise ValueError(f"{name}: must be true or false, not {_kind(v)}")
+    return v
+
+
+def _bool_or_null(v: Any, name: str) -> Optional[bool]:
+    if v is not None and not isinstance(v, bool):
+        raise ValueError(f"{name}: must be true, false or null, not {_kind(v)}")
     return v
 
 
@@ -199,11 +216,33 @@ def _object(fields: Dict[str, Any], required: Sequence[str] = (), base: Optional
     return check
 
 
+TCP_OPTIONS = ("timestamps", "sack", "window-scale", "ecn")
 _MSS = _object({"port": _int(1, 65535, null=True), "sent": _int(0, 65535, null=True),
                 "synack": _int(0, 65535, null=True), "used": _int(0, 65535, null=True),
                 "used_options": _int(0, 60, null=True), "bytes": _int(0, MAX_COUNT, null=True),
-                "kernel_snd_mss": _int(0, 65535, null=True), "error": _str(null=True)},
+                "kernel_snd_mss": _int(0, 65535, null=True), "error": _str(null=True),
+                "options": _list(_str(choices=TCP_OPTIONS))},
                base=mss_info())
+_ADDR = _str(null=True, limit=MAX_TEXT, address=True)
+_HOP = _object({"ttl": _int(1, 255), "address": _ADDR, "rtt_ms": _number(0, MAX_COUNT, null=True),
+                "mtu": _int(68, 65535, null=True), "reported_mtu": _int(0, 65535, null=True),
+                "silent": _bool, "silent_at": _int(68, 65535, null=True)}, required=("ttl",))
+_BRACKET = _object({"size": _int(68, 65535), "after_ttl": _int(1, 255, null=True), "after": _ADDR,
+                    "before_ttl": _int(1, 255), "before": _ADDR}, required=("size", "before_ttl"), null=True)
+_TRACE = _object({"hops": _list(_HOP), "black_hole": _BRACKET, "notes": _list(_str())},
+                 required=("hops",), null=True)
+_CLAMP_HOP = _object({"ttl": _int(1, 255), "address": _ADDR, "mss": _int(0, 65535, null=True),
+                      "quoted": _int(0, 65535)}, required=("ttl",))
+_CLAMP = _object({"port": _int(1, 65535, null=True), "sent": _int(0, 65535), "changed_after": _ADDR,
+                  "changed_after_ttl": _int(0, 255, null=True), "to": _int(0, 65535, null=True),
+                  "seen_to_ttl": _int(1, 255, null=True), "hops": _list(_CLAMP_HOP), "note": _str(null=True)},
+                 required=("sent",), null=True)
+PMTUD_VERDICTS = ("honours", "ignores", "clears-df")
+_PMTUD = _object({"port": _int(1, 65535), "verdict": _str(null=True, choices=PMTUD_VERDICTS),
+                  "mtu": _int(68, 65535, null=True), "segment": _int(0, 65535, null=True),
+                  "df_before": _bool_or_null, "after": _int(0, 65535, null=True), "df_after": _bool_or_null,
+                  "waited_s": _number(0, MAX_COUNT, null=True), "error": _str(null=True)},
+                 required=("port", "verdict"), null=True)
 _FINDING = _object({"code": _str(), "text": _str(), "confidence": _str(choices=CONFIDENCES)},
                    required=("code", "text", "confidence"))
 _SCHEMA: Dict[str, Any] = {
@@ -227,4 +266,7 @@ _SCHEMA: Dict[str, Any] = {
     "cached_pmtu": _int(68, 65535, null=True),
     "rounds": _int(0, MAX_COUNT),
     "notes": _list(_str()),
+    "trace": _TRACE,
+    "clamp": _CLAMP,
+    "pmtud": _PMTUD,
 }

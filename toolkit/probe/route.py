@@ -5,12 +5,11 @@ only, no privileges needed.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import struct
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Optional
-
-import psutil
+from typing import Optional, Tuple
 
 IP_MTU = 14          # linux/in.h
 IPV6_MTU = 24        # linux/in6.h
@@ -23,6 +22,7 @@ class Route:
     interface: Optional[str]
     local_mtu: int            # MTU of the interface the route leaves by
     cached_pmtu: Optional[int]  # kernel's current path MTU for the target (None if = local_mtu)
+    gateway: Optional[str] = None   # the next hop the route names (None: on link)
 
 
 def family_of(address: str) -> str:
@@ -41,23 +41,97 @@ def lookup(address: str) -> Route:
                                     IPV6_MTU if fam == "ipv6" else IP_MTU)
         except OSError:
             path_mtu = None
-    iface, mtu = interface_of(source)
+    iface, mtu, gateway = route_interface(address, fam)
+    if iface is None:
+        iface, mtu = interface_of(source)
     if mtu is None:
         mtu = path_mtu or (1280 if fam == "ipv6" else 1500)
     mtu = min(mtu, 65535)          # an IP packet's length field tops out there (loopback says 65536)
     cached = path_mtu if path_mtu and path_mtu < mtu else None
-    return Route(fam, source, iface, mtu, cached)
+    return Route(fam, source, iface, mtu, cached, gateway)
+
+
+RTM_GETROUTE, RTA_DST, RTA_OIF, RTA_GATEWAY, NLMSG_ERROR = 26, 1, 4, 5, 2
+
+
+def route_interface(address: str, family: str) -> Tuple[Optional[str], Optional[int], Optional[str]]:
+    """(name, mtu, gateway) of the interface the kernel's route to `address` leaves by and
+    its next hop, asked over rtnetlink (RTM_GETROUTE, as `ip route get` does); Nones if it
+    cannot say."""
+    v6 = family == "ipv6"
+    dst = socket.inet_pton(socket.AF_INET6 if v6 else socket.AF_INET, address)
+    rta = struct.pack("=HH", 4 + len(dst), RTA_DST) + dst
+    body = struct.pack("=BBBBBBBBI", socket.AF_INET6 if v6 else socket.AF_INET, len(dst) * 8, 0, 0, 0, 0, 0, 0, 0) + rta
+    msg = struct.pack("=IHHII", 16 + len(body), RTM_GETROUTE, 1, 1, 0) + body
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0) as nl:    # NETLINK_ROUTE
+            nl.settimeout(1.0)
+            nl.send(msg)
+            reply = nl.recv(65536)
+    except OSError:
+        return None, None, None
+    if len(reply) < 28:
+        return None, None, None
+    _length, kind = struct.unpack_from("=IH", reply)
+    if kind == NLMSG_ERROR:
+        return None, None, None
+    p = 16 + 12
+    index = gateway = None
+    while p + 4 <= len(reply):
+        ln, t = struct.unpack_from("=HH", reply, p)
+        if ln < 4:
+            break
+        if t == RTA_OIF and ln >= 8:
+            index = struct.unpack_from("=I", reply, p + 4)[0]
+        elif t == RTA_GATEWAY and ln == 4 + len(dst):
+            gateway = socket.inet_ntop(socket.AF_INET6 if v6 else socket.AF_INET, reply[p + 4:p + ln])
+        p += (ln + 3) & ~3
+    if index is None:
+        return None, None, None
+    try:
+        name = socket.if_indextoname(index)
+        with open(os.path.join("/sys/class/net", name, "mtu")) as fh:
+            return name, int(fh.read()), gateway
+    except (OSError, ValueError):
+        return None, None, None
 
 
 def interface_of(source: str):
     """(name, mtu) of the interface holding the source address."""
+    import psutil      # only when rtnetlink could not tell
     plain = source.split("%")[0]
     for name, addrs in psutil.net_if_addrs().items():
         for a in addrs:
             if a.address and a.address.split("%")[0] == plain:
                 try:
-                    return name, int(Path(f"/sys/class/net/{name}/mtu").read_text())
+                    with open(f"/sys/class/net/{name}/mtu") as fh:
+                        return name, int(fh.read())
                 except (OSError, ValueError):
                     stats = psutil.net_if_stats().get(name)
                     return name, stats.mtu if stats else None
     return None, None
+
+
+RTM_DELROUTE, RTM_F_CLONED, NLM_F_ACK = 25, 0x200, 4
+
+
+def forget(address: str) -> bool:
+    """Remove the path MTU the kernel cached for an IPv6 address (RTM_DELROUTE with
+    RTM_F_CLONED: that one exception, nobody else's), needs CAP_NET_ADMIN. Linux offers
+    no such call for IPv4 exceptions (only `ip route flush cache`, everyone's at once);
+    True when one was removed."""
+    if family_of(address) != "ipv6":
+        return False
+    dst = socket.inet_pton(socket.AF_INET6, address)
+    rta = struct.pack("=HH", 4 + len(dst), RTA_DST) + dst
+    body = struct.pack("=BBBBBBBBI", socket.AF_INET6, 128, 0, 0, 254, 0, 0, 1, RTM_F_CLONED) + rta
+    msg = struct.pack("=IHHII", 16 + len(body), RTM_DELROUTE, 1 | NLM_F_ACK, 1, 0) + body
+    try:
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0) as nl:
+            nl.settimeout(1.0)
+            nl.send(msg)
+            reply = nl.recv(65536)
+    except OSError:
+        return False
+    return len(reply) >= 20 and struct.unpack_from("=H", reply, 4)[0] == NLMSG_ERROR \
+        and struct.unpack_from("=i", reply, 16)[0] == 0

@@ -1,4 +1,5 @@
-"""Probe many targets at once: one capture, one pace for all, one ProbeResult each.
+"""Probe many targets at once: one engine loop, one capture, a pace per target, one
+ProbeResult each (toolkit/probe/engine.py runs them).
 
 For each target: resolve, ask the kernel for the route (source, interface MTU, any
 cached path MTU), open the MSS check connections first (so our SYNs advertise the
@@ -7,23 +8,24 @@ path MTU search while the host talks, then draw the findings.
 """
 from __future__ import annotations
 
-import importlib
 import ipaddress
-import queue
+import selectors
 import socket
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, Sequence
 
-from toolkit.probe import findings, sockets as so
+from toolkit.probe import findings
+from toolkit.probe.engine import Engine, JobBase, RawIO, WaitChecks, WaitFuture, Until
 from toolkit.probe.mss import MssCheck
 from toolkit.probe.pmtu import ICMP_WAIT, Interrupted, Search
 from toolkit.probe.result import ProbeResult
-from toolkit.probe.route import lookup
+from toolkit.probe.route import forget, lookup
 
-DEFAULT_RATE = 100.0     # probes per second, all targets together
+DEFAULT_RATE = 100.0     # probes per second to any one target
+DEFAULT_BURST = 16       # probes one target may get at once (a first round is 12 to 14)
+DEFAULT_TOTAL_RATE = 20000.0   # ceiling for the whole run, all targets together
 DEFAULT_TIMEOUT = 1.0
 
 
@@ -35,83 +37,43 @@ class ProbeError(Exception):
 class Options:
     ports: Sequence[int] = ()
     family: Optional[str] = None         # force "ipv4" / "ipv6"
-    rate: float = DEFAULT_RATE
+    rate: float = DEFAULT_RATE           # per target
     timeout: float = DEFAULT_TIMEOUT
     send_text: Optional[str] = None
     raw: Optional[bool] = None           # None: use raw sockets when permitted
-    workers: int = 32
+    workers: int = 1024                  # targets probed at once
     icmp_wait: float = ICMP_WAIT         # s of silence before a black hole is called
+    burst: int = DEFAULT_BURST
+    total_rate: float = DEFAULT_TOTAL_RATE
+    total_burst: int = 2000
+    trace: bool = False                  # per-hop MTU trace and the hop that rewrites the MSS
+    pmtud_check: bool = False            # does the target itself do PMTU discovery (root)
 
 
-class Pace:
-    """Token bucket shared by every target: `rate` probes a second, bursts of `burst`."""
-
-    def __init__(self, rate: float, burst: int = 10):
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.last = time.monotonic()
-        self.lock = threading.Lock()
-
-    def wait(self) -> None:
-        while True:
-            with self.lock:
-                now = time.monotonic()
-                self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-                self.last = now
-                if self.tokens >= 1:
-                    self.tokens -= 1
-                    return
-                need = (1 - self.tokens) / self.rate
-            time.sleep(need)
-
-
-class RawSender:
-    """Raw IP sockets that send the scapy-built probes as they are (header included)."""
-
-    def __init__(self, pace: Pace):
-        self.pace = pace
-        self.socks = {}
-        self.lock = threading.Lock()
-
-    def sock(self, family: str) -> socket.socket:
-        with self.lock:
-            s = self.socks.get(family)
-            if s is None:
-                af = socket.AF_INET6 if family == "ipv6" else socket.AF_INET
-                s = self.socks[family] = socket.socket(af, socket.SOCK_RAW, socket.IPPROTO_RAW)
-                # PMTUDISC_PROBE: DF, and sized against the interface, not the kernel's
-                # cached path MTU for the target (which would refuse big probes locally)
-                if family == "ipv6":
-                    s.setsockopt(socket.IPPROTO_IPV6, so.IPV6_MTU_DISCOVER, so.IPV6_PMTUDISC_PROBE)
-                else:
-                    s.setsockopt(socket.IPPROTO_IP, so.IP_MTU_DISCOVER, so.IP_PMTUDISC_PROBE)
-            return s
-
-    def sender(self, family: str, src: str, dst: str, port: Optional[int]) -> Callable:
-        from toolkit.probe.packets import build
-        s = self.sock(family)
-
-        def send(method: str, size: int, key: int, ttl: int) -> None:
-            data = build(family, method, src, dst, size, key, ttl, port)
-            self.pace.wait()
-            s.sendto(data, (dst, 0))
-        return send
-
-    def close(self) -> None:
-        for s in self.socks.values():
-            s.close()
+_RAW: dict = {}
 
 
 def raw_allowed() -> Optional[str]:
-    """None when raw sockets and packet capture work here, else why not."""
+    """None when raw sockets and packet capture work here, else why not. The check opens
+    the very sockets the run will use (kept for it), so it happens once per process."""
+    if "why" in _RAW:
+        return _RAW["why"]
     try:
-        socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0).close()
-        socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW).close()
+        _RAW["io"] = RawIO()
+        _RAW["why"] = None
     except PermissionError:
-        return "no CAP_NET_RAW (not root)"
+        _RAW["why"] = "no CAP_NET_RAW (not root)"
     except OSError as exc:
-        return f"raw sockets unavailable: {exc.strerror or exc}"
-    return None
+        _RAW["why"] = f"raw sockets unavailable: {exc.strerror or exc}"
+    return _RAW["why"]
+
+
+def _take_raw() -> Optional[RawIO]:
+    if raw_allowed() is not None:
+        return None
+    io = _RAW.pop("io", None)
+    _RAW.pop("why", None)            # the next run opens its own
+    return io
 
 
 def resolve(target: str, family: Optional[str]) -> str:
@@ -132,106 +94,234 @@ def resolve(target: str, family: Optional[str]) -> str:
     return infos[0][4][0]
 
 
-_ADDRESS_LOCKS: dict = {}
-_LOCKS_LOCK = threading.Lock()
-
-
-def _address_lock(address: str) -> threading.Lock:
-    """Two targets naming the same address are probed one after the other: replies are
-    matched by address and probe key, so they must not overlap."""
-    with _LOCKS_LOCK:
-        return _ADDRESS_LOCKS.setdefault(address, threading.Lock())
-
-
 @dataclass
 class Shared:
     """What the targets of one run share: routers seen sending 'too big' (address -> the
     next-hop MTUs they reported, 0 for none usable) and the flag that stops every search."""
     reporters: dict
     stop: threading.Event
+    placements: dict = None
+
+    def __post_init__(self) -> None:
+        if self.placements is None:
+            self.placements = {}
 
 
-def probe_one(target: str, opts: Options, sender: Optional[RawSender], capture, why_not_raw: Optional[str],
-              shared: Optional[Shared] = None) -> ProbeResult:
-    shared = shared or Shared({}, threading.Event())
+def _literal(target: str) -> bool:
     try:
-        address = resolve(target, opts.family)
-    except ProbeError as exc:
-        r = ProbeResult(target=target)
-        r.errors.append(str(exc))
-        return r
-    with _address_lock(address):
-        return _probe_one(target, address, opts, sender, capture, why_not_raw, time.monotonic(), shared)
+        ipaddress.ip_address(target.strip("[]"))
+        return True
+    except ValueError:
+        return False
 
 
-def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSender], capture,
-               why_not_raw: Optional[str], t0: float, shared: Shared) -> ProbeResult:
-    r = ProbeResult(target=target, address=address)
-    try:
-        route = lookup(r.address)
-    except OSError as exc:
-        r.errors.append(f"{target}: no route to {r.address or target}: {exc.strerror or exc}")
-        return r
-    r.family, r.local_mtu, r.cached_pmtu = route.family, route.local_mtu, route.cached_pmtu
-    if route.cached_pmtu:
-        r.skipped.append(f"kernel had cached path MTU {route.cached_pmtu} for {r.address}; "
-                         "ignored (probes bypass the cache)")
-    if why_not_raw:
-        r.skipped.append(f"ICMP echo and TCP probes, TTL-limited localisation of black holes: {why_not_raw}; "
-                         "path MTU probed with UDP sockets (IP_PMTUDISC_PROBE + IP_RECVERR) instead; "
-                         "their answers (port unreachable) are rate-limited by the target (Linux: 6 at once, "
-                         "then 1 a second), so runs repeated within seconds can see too few answers")
-        if opts.ports:
-            r.skipped.append(f"SYN / SYN-ACK MSS options: {why_not_raw}, no capture; "
-                             "sent and used come from TCP_INFO, synack is unknown")
+class Job(JobBase):
+    """One target: the script of docs/probe.md, served by the engine."""
 
-    checks = [MssCheck(r.family, r.address, p, route.source, capture, opts.send_text, opts.timeout)
-              for p in opts.ports]
-    threads = [threading.Thread(target=c.connect, daemon=True) for c in checks]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    talkers = [threading.Thread(target=c.talk, daemon=True) for c in checks]
-    for t in talkers:
-        t.start()
-    open_port = next((c.port for c in checks if not c.error), None)
+    def __init__(self, target: str, opts: Options, why_not_raw: Optional[str], shared: Shared):
+        super().__init__()
+        self.target, self.opts, self.why_not_raw, self.shared = target, opts, why_not_raw, shared
+        self.checks = []
+        self.transport = None
+        self.address: Optional[str] = None
+        self.family = "ipv4"
+        self.source = ""
+        self.open_port: Optional[int] = None
+        self._owns_address = False
+        self._regs = {}
 
-    replies: "queue.Queue" = queue.Queue()
-    transport = None
-    try:
-        if sender is not None:
-            capture_q = capture.watch(r.address)
-            replies = capture_q
-            send = sender.sender(r.family, route.source, r.address, open_port)
+    # ---- sending ----------------------------------------------------------------------
+    def sender(self, method: str, size: int, key: int, ttl: int) -> None:
+        if self.transport is not None:
+            self.transport.send(method, size, key, ttl)
+            return
+        from toolkit.probe import packets
+        if method == "syn":
+            data = self.syn_packet(size, key, ttl)
+        else:
+            data = packets.build(self.family, method, self.source, self.address, size, key, ttl, self.open_port)
+        self.engine.raw.send(self.family, data, self.address)
+
+    def syn_packet(self, mss: int, key: int, ttl: int) -> bytes:
+        from toolkit.probe import packets
+        return packets.tcp_segment(self.family, self.source, self.address, packets.TCP_SPORT_BASE + key,
+                                   self.open_port or self.clamp_port, key * 7919, 0, packets.SYN, 65535,
+                                   packets.mss_option(mss), ttl=ttl, ident=key)
+
+    @property
+    def clamp_port(self) -> int:
+        return self.opts.ports[0] if self.opts.ports else 80
+
+    def on_reply(self, r) -> None:
+        if self.search is not None:
+            self.search.on_reply(r)
+            self.engine.poke(self)
+
+    # ---- the MSS checks' sockets and timers ---------------------------------------------
+    def tick_checks(self, now: float) -> None:
+        nxt = None
+        for c in self.checks:
+            t = c.tick(now)
+            if t is not None:
+                nxt = t if nxt is None else min(nxt, t)
+            self._sync(c)
+        if nxt is not None:
+            self.engine.at(nxt, self)
+
+    def _sync(self, c) -> None:
+        want = {"connecting": selectors.EVENT_WRITE, "talking": selectors.EVENT_READ}.get(c.state)
+        if want is None or c.sock is None:
+            return
+        if self._regs.get(id(c)) != want:
+            self._regs[id(c)] = want
+            self.engine.watch_fd(c.sock, want, lambda ev, c=c: self._check_event(c))
+
+    def _check_event(self, c) -> None:
+        now = time.time()
+        if c.state == "connecting":
+            c.on_writable(now)
+        elif c.state == "talking":
+            c.on_readable(now)
+        self._sync(c)
+        self.engine.poke(self)
+
+    def _closing(self, c, sock) -> None:
+        self._regs.pop(id(c), None)
+        self.engine.unwatch_fd(sock)
+
+    # ---- the script --------------------------------------------------------------------------
+    def script(self):
+        opts, e = self.opts, self.engine
+        t0 = time.time()
+        r = ProbeResult(target=self.target)
+        try:
+            if _literal(self.target):
+                address = resolve(self.target, opts.family)
+            else:
+                address = yield WaitFuture(e.resolve_later(resolve, self.target, opts.family))
+        except ProbeError as exc:
+            r.errors.append(str(exc))
+            return r
+        # two targets naming one address are probed one after the other: replies are
+        # matched by address and probe key, so they must not overlap
+        while address in e.active_addresses:
+            yield Until(lambda: address not in e.active_addresses, time.time() + 0.02)
+        e.active_addresses[address] = self
+        self._owns_address = True
+        self.address = r.address = address
+        t0 = time.time()
+        try:
+            route = lookup(address)
+        except OSError as exc:
+            r.errors.append(f"{self.target}: no route to {address}: {exc.strerror or exc}")
+            return r
+        self.family, self.source = route.family, route.source
+        r.family, r.local_mtu, r.cached_pmtu = route.family, route.local_mtu, route.cached_pmtu
+        if route.cached_pmtu:
+            r.skipped.append(f"kernel had cached path MTU {route.cached_pmtu} for {r.address}; "
+                             "ignored (probes bypass the cache)")
+        why_not_raw = self.why_not_raw
+        if why_not_raw:
+            r.skipped.append(f"ICMP echo and TCP probes, TTL-limited localisation of black holes: {why_not_raw}; "
+                             "path MTU probed with UDP sockets (IP_PMTUDISC_PROBE + IP_RECVERR) instead; "
+                             "their answers (port unreachable) are rate-limited by the target (Linux: 6 at once, "
+                             "then 1 a second), so runs repeated within seconds can see too few answers")
+            if opts.ports:
+                r.skipped.append(f"SYN / SYN-ACK MSS options: {why_not_raw}, no capture; "
+                                 "sent and used come from TCP_INFO, synack is unknown")
+
+        capture = e.capture
+        self.checks = [MssCheck(r.family, address, p, route.source, capture, opts.send_text, opts.timeout)
+                       for p in opts.ports]
+        for c in self.checks:
+            c.before_close = lambda sock, c=c: self._closing(c, sock)
+            c.start(time.time())
+            self._sync(c)
+        if self.checks:
+            yield WaitChecks(self.checks, "connecting")
+        for c in self.checks:
+            c.talk(time.time())
+            self._sync(c)
+        self.open_port = next((c.port for c in self.checks if not c.error), None)
+
+        if capture is not None:
+            capture.watch(address, self.on_reply)
             methods = ("icmp", "udp", "tcp")
         else:
             from toolkit.probe.sockets import SocketTransport
-            transport = SocketTransport(r.family, r.address, replies)
-            send = transport.send
+            try:
+                self.transport = SocketTransport(r.family, address)
+            except OSError as exc:
+                r.errors.append(f"{self.target}: probing failed: {exc.strerror or exc}")
+                return r
+            t = self.transport
+            e.watch_fd(t.sock, selectors.EVENT_READ, lambda ev: [self.on_reply(x) for x in t.read()])
             methods = ("udp",)
-        search = Search(r.family, route.local_mtu, send, replies, opts.timeout, open_port, methods,
-                        icmp_wait=opts.icmp_wait, cached_pmtu=route.cached_pmtu, reporters=shared.reporters,
-                        stop=shared.stop)
-        v = search.run()
-    except OSError as exc:
-        r.errors.append(f"{target}: probing failed: {exc.strerror or exc}")
-        v = None
-    except Interrupted:
-        r.errors.append(f"{target}: interrupted")
-        v = None
-    finally:
-        if transport is not None:
-            transport.close()
+        search = Search(r.family, route.local_mtu, None, None, opts.timeout, self.open_port, methods,
+                        icmp_wait=opts.icmp_wait, cached_pmtu=route.cached_pmtu, reporters=self.shared.reporters,
+                        stop=self.shared.stop, path=(route.interface, route.gateway),
+                        placements=self.shared.placements)
+        search.clock = time.time
+        self.search = search
+        try:
+            v = yield from search.steps()
+            if v is not None and opts.trace:
+                yield from self._where(r, v, search, route, capture is not None)
+        except Interrupted:
+            r.errors.append(f"{self.target}: interrupted")
+            v = None
+        if self.checks:
+            yield WaitChecks(self.checks, "catching-up")
+        if v is not None and opts.pmtud_check:
+            yield from self._pmtud(r, route, capture is not None)
+        if route.cached_pmtu is None and capture is not None and forget(address):
+            # our probes taught the kernel this path MTU (IPv6 does so for any PTB): leave
+            # its cache as we found it
+            r.notes.append("the path MTU our probes taught the kernel was removed from its cache again")
+        self._assemble(r, v, search)
+        r.elapsed_s = round(time.time() - t0, 3)
+        return r
 
-    for t in talkers:
-        t.join()
-    r.mss_ports = [c.result() for c in checks]
-    r.probes = sum(c.syns or (1 if c.rtt is not None or c.error else 0) for c in checks)
-    if r.mss_ports:
-        r.mss = next((m for m in r.mss_ports if m.get("used") is not None),
-                     next((m for m in r.mss_ports if "error" not in m), r.mss_ports[0]))
-    if v is not None:
+    def _where(self, r: ProbeResult, v, search, route, raw: bool):
+        """--trace: the per-hop MTU trace, then (raw only) the hop that rewrites the MSS."""
+        from toolkit.probe import trace
+        if v.pmtu is None or v.probe_method is None:
+            r.skipped.append("trace: the target answered no probe")
+            return
+        hops, black_hole, notes = yield from trace.trace(search, v.probe_method, route.local_mtu, self.address)
+        r.trace = {"hops": hops, "black_hole": black_hole, "notes": notes}
+        if not raw:
+            r.skipped.append(f"clamp location (TTL-limited SYNs): {self.why_not_raw}")
+            return
+        reached = [h["ttl"] for h in hops if h["address"] == self.address]
+        distance = min(reached) if reached else (max(h["ttl"] for h in hops) if hops else 1)
+        ours = route.local_mtu - (60 if r.family == "ipv6" else 40)
+        r.clamp = yield from trace.clamp_location(search, ours, distance)
+        r.clamp["port"] = self.open_port or self.clamp_port
+
+    def _pmtud(self, r: ProbeResult, route, raw: bool):
+        """--pmtud-check on the first port that sent data."""
+        from toolkit.probe import pmtud
+        if not raw:
+            r.skipped.append(f"PMTUD check: {self.why_not_raw}")
+            return
+        talked = [c for c in self.checks if not c.error and c.received]
+        if not talked:
+            r.skipped.append("PMTUD check: needs a --port where the host sends data (the MSS check's services)")
+            return
+        r.pmtud = yield from pmtud.check(self, talked[0].port, self.opts.send_text, self.opts.timeout,
+                                         route.local_mtu)
+
+    def _assemble(self, r: ProbeResult, v, search) -> None:
+        opts, checks = self.opts, self.checks
+        r.mss_ports = [c.result() for c in checks]
+        r.probes = sum(c.syns or (1 if c.rtt is not None or c.error else 0) for c in checks)
+        if r.mss_ports:
+            r.mss = next((m for m in r.mss_ports if m.get("used") is not None),
+                         next((m for m in r.mss_ports if "error" not in m), r.mss_ports[0]))
+        if v is None:
+            findings.assess(r)
+            return
         r.pmtu, r.pmtu_method, r.black_hole, r.hop = v.pmtu, v.method, v.black_hole, v.hop
         r.confidence, r.probe_method = v.confidence, v.probe_method
         r.probes += v.probes
@@ -243,58 +333,55 @@ def _probe_one(target: str, address: str, opts: Options, sender: Optional[RawSen
             r.add_finding("unreachable", f"{src} answered '{why}' to our probes of {r.address}: "
                           "they never reached it", "high")
             if not connected:
-                r.errors.append(f"{target}: unreachable: {src} answered '{why}'")
+                r.errors.append(f"{self.target}: unreachable: {src} answered '{why}'")
         elif v.pmtu is None:
             used = ", ".join(search.methods)
             r.add_finding("no-answer", f"{r.address} answered none of {v.probes} probes ({used}): "
                           "down, or everything filtered", "medium")
             if not connected:
                 ports = f"; TCP port {','.join(map(str, opts.ports))} did not connect" if opts.ports else ""
-                r.errors.append(f"{target}: no answer to any of {v.probes} probes ({used}){ports}: "
+                r.errors.append(f"{self.target}: no answer to any of {v.probes} probes ({used}){ports}: "
                                 "down, or everything filtered")
         if v.rate_limited:
             r.add_finding("icmp-rate-limited", v.rate_limited, v.confidence or "medium")
         findings.assess(r, echo_filtered=v.echo_filtered, silence=v.silence_s)
-    else:
-        findings.assess(r)
-    r.elapsed_s = round(time.monotonic() - t0, 3)
-    return r
+        findings.where(r)
 
+    def finish(self, result) -> None:
+        self._release()
+        super().finish(result)
 
-def _import_scapy() -> None:
-    try:
-        importlib.import_module("scapy.layers.inet")
-    except Exception:       # the probe itself will report it when it needs scapy
-        pass
+    def _release(self) -> None:
+        e = self.engine
+        if self._owns_address:
+            e.active_addresses.pop(self.address, None)
+            self._owns_address = False
+            if e.capture is not None:
+                e.capture.unwatch(self.address)
+        if self.transport is not None:
+            e.unwatch_fd(self.transport.sock)
+            self.transport.close()
+            self.transport = None
+
+    def abandon(self) -> None:
+        for c in self.checks:
+            c.abandon()
+        self._release()
 
 
 def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[ProbeResult], None]] = None,
         stop: Optional[threading.Event] = None) -> Iterator[ProbeResult]:
-    """Probe every target (concurrently); yields results in the order of `targets`.
-    Setting `stop` (or leaving the loop early, or an exception in it) ends the searches
-    still under way within 0.1 s."""
-    why_not = raw_allowed() if opts.raw is not False else "raw probing switched off"
+    """Probe every target (concurrently, in one loop); yields results in the order of
+    `targets`. Setting `stop` (or leaving the loop early, or an exception in it) ends the
+    searches still under way at once."""
+    raw = _take_raw() if opts.raw is not False else None
+    why_not = None if raw is not None else (raw_allowed() if opts.raw is not False else "raw probing switched off")
     shared = Shared({}, stop or threading.Event())
-    sender = capture = None
-    if why_not is None:
-        # scapy takes ~0.2 s to import: let that overlap route lookups and TCP handshakes
-        threading.Thread(target=_import_scapy, daemon=True).start()
-        from toolkit.probe.capture import Capture
-        capture = Capture().__enter__()
-        sender = RawSender(Pace(opts.rate))
-    pool = ThreadPoolExecutor(max_workers=max(1, min(opts.workers, len(targets))))
+    engine = Engine(opts, raw, shared.stop, shared)
+    jobs = [Job(t, opts, why_not, shared) for t in targets]
     try:
-        futures = [pool.submit(probe_one, t, opts, sender, capture, why_not, shared) for t in targets]
-        for f in futures:
-            res = f.result()
-            if progress:
-                progress(res)
-            yield res
+        yield from engine.run(jobs, progress)
     finally:
         shared.stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-        if capture is not None:
-            capture.__exit__(None, None, None)
-        if sender is not None:
-            sender.close()
-
+        if raw is not None:
+            raw.close()

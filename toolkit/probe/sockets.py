@@ -4,16 +4,14 @@ DF datagrams are sent with IP_MTU_DISCOVER = IP_PMTUDISC_PROBE (the kernel sets 
 ignores its cached path MTU for the target), and IP_RECVERR hands back the ICMP errors
 they cause: "fragmentation needed" / "packet too big" with the next-hop MTU, "port
 unreachable" from the target (the probe got through), "time exceeded" from a router.
-The replies go on the same queue as the raw prober's, so the same search runs on them.
+The engine reads the error queue from its own loop, so the same search runs on them.
 """
 from __future__ import annotations
 
 import errno
-import queue
 import socket
 import struct
-import threading
-from typing import Optional
+from typing import List, Optional
 
 from toolkit.probe.packets import UDP_BASE, Reply, unreach_reason
 
@@ -23,22 +21,30 @@ SO_EE_ORIGIN_LOCAL, SO_EE_ORIGIN_ICMP, SO_EE_ORIGIN_ICMP6 = 1, 2, 3
 MSG_ERRQUEUE = 0x2000
 
 
-class SocketTransport:
-    """send(method, size, key, ttl) for method "udp" only; replies on `replies`."""
+SO_TIMESTAMPNS = 35
 
-    def __init__(self, family: str, address: str, replies: "queue.Queue[Reply]"):
-        self.family, self.address, self.replies = family, address, replies
+
+class SocketTransport:
+    """send(method, size, key, ttl) for method "udp" only; `read()` returns the replies
+    waiting on the socket's error queue (never blocks). The engine watches `fileno()`."""
+
+    def __init__(self, family: str, address: str):
+        self.family, self.address = family, address
         v6 = family == "ipv6"
         self.sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
         self.level = socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP
         self.sock.setsockopt(self.level, IPV6_RECVERR if v6 else IP_RECVERR, 1)
         self.sock.setsockopt(self.level, IPV6_MTU_DISCOVER if v6 else IP_MTU_DISCOVER,
                              IPV6_PMTUDISC_PROBE if v6 else IP_PMTUDISC_PROBE)
+        # the kernel's receive time of each ICMP error comes with it on the error queue
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.sock.setblocking(False)
         self.header = 48 if v6 else 28
         self._ttl = None
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
+        self._anc = socket.CMSG_SPACE(512) + socket.CMSG_SPACE(16)
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
 
     def send(self, method: str, size: int, key: int, ttl: int) -> None:
         if method != "udp":
@@ -54,6 +60,9 @@ class SocketTransport:
             try:
                 self.sock.sendto(payload, (self.address, UDP_BASE + key))
                 return
+            except BlockingIOError:
+                if attempt == 2:
+                    raise
             except OSError as exc:
                 if exc.errno not in (errno.EMSGSIZE, errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH):
                     raise
@@ -61,37 +70,45 @@ class SocketTransport:
                     raise
 
     def close(self) -> None:
-        self._stop.set()
-        self._thread.join(1)
         self.sock.close()
 
-    def _loop(self) -> None:
-        import select
-        while not self._stop.is_set():
-            r, _, _ = select.select([self.sock], [], [self.sock], 0.05)
-            if not r and not self._stop.is_set():
-                continue
+    def read(self) -> List[Reply]:
+        out: List[Reply] = []
+        while True:
             try:
-                data, anc, _flags, _addr = self.sock.recvmsg(256, 512, MSG_ERRQUEUE)
+                data, anc, _flags, _addr = self.sock.recvmsg(256, self._anc, MSG_ERRQUEUE)
             except (BlockingIOError, InterruptedError):
-                continue
+                break
             except OSError:
                 try:        # a normal datagram (someone answered on that port): drain it
                     self.sock.recv(65535, socket.MSG_DONTWAIT)
+                    continue
                 except OSError:
-                    pass
-                continue
+                    break
             if len(data) < 2:
                 continue
             key = struct.unpack("!H", data[:2])[0]
+            at = None
             for level, kind, cdata in anc:
-                if kind not in (IP_RECVERR, IPV6_RECVERR) or len(cdata) < 16:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(cdata) >= 16:
+                    sec, nsec = struct.unpack_from("=qq", cdata)
+                    at = sec + nsec * 1e-9
+            for level, kind, cdata in anc:
+                if kind not in (IP_RECVERR, IPV6_RECVERR) or level == socket.SOL_SOCKET or len(cdata) < 16:
                     continue
                 ee_errno, origin, itype, code, _pad, info, _d = struct.unpack_from("=IBBBBII", cdata)
                 source = self._offender(cdata[16:])
                 reply = self._reply(key, ee_errno, origin, itype, code, info, source)
                 if reply is not None:
-                    self.replies.put(reply)
+                    reply.at = at
+                    out.append(reply)
+        # normal datagrams (a service that answered on that port) are read and dropped
+        while True:
+            try:
+                self.sock.recv(65535, socket.MSG_DONTWAIT)
+            except OSError:
+                break
+        return out
 
     def _offender(self, raw: bytes) -> Optional[str]:
         if len(raw) >= 8 and struct.unpack_from("=H", raw)[0] == socket.AF_INET:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, List, Tuple
 
 from toolkit.findings import Finding
-from toolkit.rules import buffers, captured, facts, fragments, mss, path
+from toolkit.rules import buffers, captured, facts, fragments, mss, path, probed
 
 Rule = Callable[[object], List[Finding]]
 
@@ -19,6 +19,8 @@ RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
     (path.mss_above_path, ("mss-above-path",)),
     (path.pmtu_reduced, ("path-mtu-reduced",)),
     (path.synack_below_path, ("synack-mss-below-path",)),
+    (probed.clamped, ("mss-clamped",)),
+    (probed.pmtud, probed.PMTUD),
     (fragments.arriving, ("reassembly-active", "reassembly-seen")),
     (fragments.failing, ("reassembly-failing",)),
     (fragments.outbound, ("fragmenting-outbound",)),

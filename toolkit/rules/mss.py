@@ -7,6 +7,7 @@ from toolkit import calc, sources
 from toolkit.findings import Finding
 from toolkit.platforms import network
 from toolkit.rules import impact
+from toolkit.rules.probed import clamp_explains
 
 CODES = {"vos": "stcp-536-nonlocal", "tcpos": "tcpos-small-mss", "ftx": "ftx24-small-mss"}
 TUNED = 1400   # a used MSS at or above this means someone already raised the default
@@ -64,10 +65,13 @@ def legacy_small_mss(host) -> List[Finding]:
 
 
 def legacy_probes(host) -> list:
-    """Probes that measured a host sending legacy-sized segments below what it was offered."""
+    """Probes that measured a host sending legacy-sized segments below what it was offered,
+    unless the probe found a router clamping the MSS to that size (`probe --trace`)."""
     out = []
     for p in host.probes:
         used, sent = p.mss.get("used"), p.mss.get("sent")
+        if clamp_explains(p, used):
+            continue
         if "mss-536-legacy" in p.codes() or (used is not None and used <= 536 and (sent or 0) > used):
             out.append(p)
     return out
@@ -76,10 +80,8 @@ def legacy_probes(host) -> list:
 def _os_unknown(host) -> List[Finding]:
     """A probe saw legacy 536-byte segments but nobody said what the host runs."""
     out = []
-    for p in host.probes:
+    for p in legacy_probes(host):
         used, sent = p.mss.get("used"), p.mss.get("sent")
-        if "mss-536-legacy" not in p.codes() and not (used is not None and used <= 536 and (sent or 0) > used):
-            continue
         ev = [f"probe of {p.target}: host sent segments of at most {used} bytes although {sent} was advertised to it",
               "that is the non-local default of VOS STCP (536) and TCP_OS (512 before VOS 14.7, 536 after)",
               "the OS is not known: run triage again with --os vos|tcpos|ftx --release R (or a host file) "

@@ -7,6 +7,7 @@ from toolkit import calc, sources
 from toolkit.findings import Finding
 from toolkit.platforms import network
 from toolkit.rules import impact, mss
+from toolkit.rules.probed import clamp_explains
 
 
 def _header(family: str) -> int:
@@ -89,6 +90,8 @@ def synack_below_path(host) -> List[Finding]:
         limit = p.pmtu - _header(p.family)
         if "synack-mss-below-path" not in p.codes() and synack >= limit:
             continue
+        if clamp_explains(p, synack):
+            continue    # mss-clamped names the router that lowered it
         ev = [f"probe of {p.target}: SYN-ACK advertised MSS {synack}; the path carries {limit}",
               "either the host's own setting (route advmss, interface MTU) or a middlebox clamping too low "
               "(ip tcp adjust-mss / iptables TCPMSS with a small value)"]
