@@ -114,6 +114,7 @@ def replicate(store: Path, days: int) -> int:
     n = db.execute("SELECT max(id) FROM snapshots").fetchone()[0]
     cols = [r[1] for r in db.execute("PRAGMA table_info(snapshots)")]
     dcols = [r[1] for r in db.execute("PRAGMA table_info(deltas)")]
+    hcols = [r[1] for r in db.execute("PRAGMA table_info(hourly)")]
     for k in range(1, days):
         shift = -86400 * k
         sel = ", ".join({"id": f"id + {n * k}", "t": f"t + {shift}", "moment": f"moment || '-{k}'"}.get(c, c)
@@ -122,6 +123,9 @@ def replicate(store: Path, days: int) -> int:
         dsel = ", ".join({"snapshot_id": f"snapshot_id + {n * k}", "prev_id": f"prev_id + {n * k}",
                           "t": f"t + {shift}"}.get(c, c) for c in dcols)
         db.execute(f"INSERT INTO deltas({', '.join(dcols)}) SELECT {dsel} FROM deltas WHERE snapshot_id <= {n}")
+        if hcols:       # the hourly roll-up (schema 2) of the copied day
+            hsel = ", ".join({"h": f"h + {shift}"}.get(c, c) for c in hcols)
+            db.execute(f"INSERT INTO hourly({', '.join(hcols)}) SELECT {hsel} FROM hourly WHERE h >= {DAY0} AND h < {DAY0 + 86400}")
         db.commit()
     db.execute("UPDATE hosts SET first_t = first_t - ?", (86400 * (days - 1),))
     db.commit()

@@ -23,6 +23,7 @@ how far their counters have grown -- never by file name.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -39,6 +40,9 @@ WRAP32 = 2 ** 32
 # A drop is a wrap only when the old value sat near the top of the counter's range and the
 # new one near the bottom; anything else is a reset (a reboot).
 WRAP_ZONE = 2 ** 28
+# diff and triage stream a host with more snapshots than this (see Builder): memory stays
+# flat for a cron log of any length; its first and last KEEP/2 are kept for reports.
+KEEP = 256
 
 
 def wraps(old: int, new: int, bits: int = 32) -> bool:
@@ -61,6 +65,10 @@ class Host:
     findings: list = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
     identity: str = "named"            # how its evidence was tied to it (see IDENTITIES)
+    tally: object = None               # the running aggregation (toolkit/tally.py) the rules read
+    snapshot_count: int = 0            # all its snapshots and pairs, kept or not (see Builder)
+    delta_count: int = 0
+    stream: object = None              # while streamed: its Stream
 
     @property
     def platform(self):
@@ -96,6 +104,7 @@ class Host:
                            "taken_at": s.taken_at, "forwarding": s.forwarding, "ipv4": s.ipv4, "ipv6": s.ipv6,
                            "warnings": s.warnings} for s in self.snapshots],
             "deltas": [d.to_dict() for d in self.deltas],
+            "snapshot_count": self.snapshot_count, "delta_count": self.delta_count,
             "probes": [p.to_dict() for p in self.probes],
             "captures": [f.to_dict() for f in self.capture_findings],
             "findings": [f.to_dict() for f in self.findings],
@@ -316,6 +325,7 @@ def key(name: str) -> str:
     return short_name(name).lower()
 
 
+@functools.lru_cache(maxsize=4096)       # asked for every snapshot of a file: once per file
 def stem_host(path: str) -> Optional[str]:
     """The host a file name names together with a time (`web1-0900.txt` -> web1), else None."""
     if path == "-":
@@ -544,77 +554,214 @@ def pairs(snaps: List[Snapshot]) -> Iterator[Tuple[Snapshot, Snapshot]]:
         last[s.os] = s
 
 
+class Builder:
+    """Hosts assembled from evidence fed one snapshot at a time (what `build` does whole).
+
+    `keep=None` holds every snapshot of every host (the audit stores them all). With
+    `keep=N`, a host with more than N snapshots is *streamed*: the ones held so far are put
+    in order and folded, and every later one is paired with the host's last snapshot of
+    its format as it arrives, folded into the host's Tally and dropped, so memory does not
+    grow with the number of snapshots. The host then keeps its first N/2 and last N/2
+    snapshots and deltas (for reports), and counts the rest. A streamed host's later
+    snapshots are taken in the order read (a cron log is appended in time); one that is
+    dated before the last says so in one line, and its pair gets a `clock` event. A bare
+    file (no host name) is streamed when its first N+1 snapshots are one host by their
+    counters; it then stays one host (a counter going down is a `reset` event of a pair).
+    `add` returns the deltas of streamed hosts as they are made, so `diff` prints them
+    without holding them.
+    """
+
+    def __init__(self, facts: Sequence[HostFacts] = (), forced: Optional[str] = None,
+                 note: Callable[[str], None] = lambda m: None, keep: Optional[int] = None, paired: bool = True):
+        self.forced, self.note, self.keep, self.paired = forced, note, keep, paired
+        self.hosts: Dict[str, Host] = {}
+        self.bare: Dict[Tuple[str, str], List[Snapshot]] = {}     # (os, source) -> snapshots, held
+        self.streams: Dict[Tuple[str, str], Host] = {}           # (os, source) -> the host it streams into
+        self.tried: set = set()
+        for f in facts:
+            self.host(f.name, "case", f)
+
+    def host(self, name: str, how: str, known: Optional[HostFacts] = None) -> Host:
+        k = key(name) if how in ("prompt", "file name") else name.lower()
+        h = self.hosts.get(k)
+        if h is None:
+            h = self.hosts[k] = Host(known or HostFacts(name), identity=how)
+        return h
+
+    def add(self, snap: Snapshot, case: Optional[HostFacts] = None) -> list:
+        name, how = identify(snap, case, self.forced)
+        if name is None:
+            where = (snap.os, snap.source)
+            h = self.streams.get(where)
+            if h is not None:
+                last = h.stream.last.get(snap.os)
+                if last is not None and not h.stream.noted_split:
+                    v = follows(last, snap)
+                    if not v.ok and v.compared:
+                        h.stream.noted_split = True
+                        self.note(f"{h.facts.name}: {_where(last)} -> {_where(snap)}: {v.why}; kept as one host "
+                                  f"(a bare file of more than {self.keep} snapshots is one host; name it with "
+                                  "--host NAME to be sure)")
+                snap.host = h.facts.name
+                return h.stream.push(h, snap, self.note)
+            seq = self.bare.setdefault(where, [])
+            seq.append(snap)
+            if self.keep is not None and len(seq) > self.keep and where not in self.tried:
+                self.tried.add(where)
+                return self._promote_bare(where, seq)
+            return []
+        h = self.host(name, how, case)
+        snap.host = h.facts.name
+        h.add_input(snap.source)
+        if h.stream is not None:
+            return h.stream.push(h, snap, self.note)
+        h.snapshots.append(snap)
+        if self.keep is not None and len(h.snapshots) > self.keep:
+            return self._stream(h, order(h.snapshots))
+        return []
+
+    def _stream(self, h: Host, ordered: List[Snapshot]) -> list:
+        h.stream = Stream(self.keep)
+        h.snapshots = []
+        out: list = []
+        for s in ordered:
+            out += h.stream.push(h, s, self.note)
+        return out
+
+    def _promote_bare(self, where: Tuple[str, str], seq: List[Snapshot]) -> list:
+        """A long bare file streams as one host when its counters say it is one."""
+        chains = group_bare(seq, lambda m: None)
+        if len(chains) != 1:
+            return []                    # not one host: held whole, grouped at the end
+        chain, how, name = chains[0]
+        while name.lower() in self.hosts:
+            name += "'"
+        h = self.host(name, how)
+        h.add_input(where[1])
+        for s in chain:
+            s.host = name
+        del self.bare[where]
+        self.streams[where] = h
+        return self._stream(h, chain)
+
+    def finish(self, probes: Iterable[Tuple[object, Optional[HostFacts], str]] = (),
+               captures: Iterable[Tuple[object, Optional[HostFacts], str]] = ()) -> List[Host]:
+        """Every host, in order, paired and tallied; probes and captures attached."""
+        from toolkit import diff
+        from toolkit.tally import of
+        hosts, forced = self.hosts, self.forced
+        held = [s for seq in self.bare.values() for s in seq]
+        for chain, how, name in group_bare(held, self.note):
+            if name.lower() in hosts:
+                name += f" (line {chain[0].line})"     # another format pasted into the same file
+            while name.lower() in hosts:
+                name += "'"
+            h = self.host(name, how)
+            for s in chain:
+                s.host = name
+                h.snapshots.append(s)
+                h.add_input(s.source)
+        listing = {t: h for h in hosts.values() for t in h.facts.targets}   # address -> the host listing it
+
+        def owner(address: str) -> Host:
+            h = listing.get(address)
+            return h if h is not None else self.host(address, "target")
+
+        for result, case, source in probes:
+            if forced:
+                h = self.host(forced, "--host")
+            elif case is not None:
+                h = self.host(case.name, "case", case)
+            else:
+                h = owner(result.target)
+            h.probes.append(result)
+            h.add_input(source)
+        for finding, case, source in captures:
+            # A capture in a case directory was taken for that host; a loose one concerns the
+            # address the finding is about (data["host"]).
+            address = finding.data.get("host") or "capture"
+            if forced:
+                h = self.host(forced, "--host")
+            elif case is not None:
+                h = self.host(case.name, "case", case)
+            else:
+                h = owner(address)
+            h.capture_findings.append(finding)
+            h.add_input(source)
+        for h in hosts.values():
+            if h.stream is not None:
+                h.stream.close(h)
+                continue
+            h.snapshots = order(h.snapshots)
+            h.snapshot_count = len(h.snapshots)
+            if not self.paired:
+                continue                     # the caller pairs them itself (the audit, in its store)
+            h.deltas = [diff.pair(a, b, parsers.REGISTRY.get(b.os), h.facts.name) for a, b in pairs(h.snapshots)]
+            h.tally = of(h.snapshots, h.deltas)
+            h.delta_count = len(h.deltas)
+        return list(hosts.values())
+
+
+class Stream:
+    """A streamed host's state: its last snapshot per format (to pair the next one), and the
+    first and last `keep // 2` snapshots and deltas it keeps for reports."""
+
+    def __init__(self, keep: int):
+        from collections import deque
+        from toolkit.tally import Tally
+        self.half = max(1, keep // 2)
+        self.last: Dict[str, Snapshot] = {}
+        self.tally = Tally()
+        self.head: List[Snapshot] = []
+        self.tail = deque(maxlen=self.half)
+        self.head_d: list = []
+        self.tail_d = deque(maxlen=self.half)
+        self.snapshots = self.deltas = 0
+        self.latest: Optional[datetime] = None
+        self.noted_clock = self.noted_split = False
+
+    def push(self, h: Host, s: Snapshot, note: Callable[[str], None]) -> list:
+        from toolkit import diff
+        self.tally.snapshot(s)
+        self.snapshots += 1
+        (self.head if len(self.head) < self.half else self.tail).append(s)
+        t = when(s)
+        if t is not None:
+            if self.latest is not None and t < self.latest and not self.noted_clock:
+                self.noted_clock = True
+                note(f"{h.facts.name}: {_where(s)} is dated before an earlier snapshot of this host: "
+                     f"taken in the order read (a host of more than {2 * self.half} snapshots is paired as it is read)")
+            self.latest = t if self.latest is None else max(t, self.latest)
+        a = self.last.get(s.os)
+        self.last[s.os] = s
+        if a is None:
+            return []
+        d = diff.pair(a, s, parsers.REGISTRY.get(s.os), h.facts.name)
+        self.tally.delta(d)
+        self.deltas += 1
+        (self.head_d if len(self.head_d) < self.half else self.tail_d).append(d)
+        return [d]
+
+    def close(self, h: Host) -> None:
+        h.snapshots = self.head + list(self.tail)
+        h.deltas = self.head_d + list(self.tail_d)
+        h.tally = self.tally
+        h.snapshot_count, h.delta_count = self.snapshots, self.deltas
+
+
 def build(snapshots: Iterable[Tuple[Snapshot, Optional[HostFacts]]], facts: Sequence[HostFacts] = (),
           probes: Iterable[Tuple[object, Optional[HostFacts], str]] = (), forced: Optional[str] = None,
           note: Callable[[str], None] = lambda m: None,
-          captures: Iterable[Tuple[object, Optional[HostFacts], str]] = ()) -> List[Host]:
+          captures: Iterable[Tuple[object, Optional[HostFacts], str]] = (), keep: Optional[int] = None,
+          paired: bool = True) -> List[Host]:
     """Hosts from evidence: (snapshot, its case facts) and (probe result, its case facts,
     where it came from), plus the hosts host files name. Every snapshot gets its host's
-    name in `host`."""
-    from toolkit import diff
-
-    hosts: Dict[str, Host] = {}
-
-    def host(name: str, how: str, known: Optional[HostFacts] = None) -> Host:
-        k = key(name) if how in ("prompt", "file name") else name.lower()
-        h = hosts.get(k)
-        if h is None:
-            h = hosts[k] = Host(known or HostFacts(name), identity=how)
-        return h
-
-    for f in facts:
-        host(f.name, "case", f)
-    bare: List[Snapshot] = []
+    name in `host`. `keep`: see Builder (None holds everything); `paired=False` leaves
+    `deltas` empty (the tally is then made when a rule first asks)."""
+    b = Builder(facts, forced, note, keep, paired)
     for snap, case in snapshots:
-        name, how = identify(snap, case, forced)
-        if name is None:
-            bare.append(snap)
-            continue
-        h = host(name, how, case)
-        snap.host = h.facts.name
-        h.snapshots.append(snap)
-        h.add_input(snap.source)
-    for chain, how, name in group_bare(bare, note):
-        if name.lower() in hosts:
-            name += f" (line {chain[0].line})"     # another format pasted into the same file
-        while name.lower() in hosts:
-            name += "'"
-        h = host(name, how)
-        for s in chain:
-            s.host = name
-            h.snapshots.append(s)
-            h.add_input(s.source)
-    listing = {t: h for h in hosts.values() for t in h.facts.targets}   # address -> the host listing it
-
-    def owner(address: str) -> Host:
-        h = listing.get(address)
-        return h if h is not None else host(address, "target")
-
-    for result, case, source in probes:
-        if forced:
-            h = host(forced, "--host")
-        elif case is not None:
-            h = host(case.name, "case", case)
-        else:
-            h = owner(result.target)
-        h.probes.append(result)
-        h.add_input(source)
-    for finding, case, source in captures:
-        # A capture in a case directory was taken for that host; a loose one concerns the
-        # address the finding is about (data["host"]).
-        address = finding.data.get("host") or "capture"
-        if forced:
-            h = host(forced, "--host")
-        elif case is not None:
-            h = host(case.name, "case", case)
-        else:
-            h = owner(address)
-        h.capture_findings.append(finding)
-        h.add_input(source)
-    for h in hosts.values():
-        h.snapshots = order(h.snapshots)
-        h.deltas = [diff.pair(a, b, parsers.REGISTRY.get(b.os), h.facts.name) for a, b in pairs(h.snapshots)]
-    return list(hosts.values())
+        b.add(snap, case)
+    return b.finish(probes, captures)
 
 
 def deltas(snapshots: Iterable[Snapshot], forced: Optional[str] = None) -> list:

@@ -64,6 +64,13 @@ class OutputClosed(Exception):
     Raised instead of BrokenPipeError so that no library on the way (click) turns it into one."""
 
 
+class Stdout:
+    """A file-like stdout whose writes go through `write` (a closed reader, an interrupt)."""
+
+    def write(self, text: str) -> None:
+        write(sys.stdout, text)
+
+
 def write(out, text: str) -> None:
     _writing["now"] = True
     try:
@@ -158,19 +165,23 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
     return count
 
 
-def write_atomic(path: str, text: str, mode: Optional[int] = None) -> None:
+def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
     """Write a file so that it is either the old one or the whole new one: a temporary
     file beside it, renamed over it (a full disk or an interrupt leaves the old file). The
     temporary name starts with a dot and ends in .tmp, so a reader that globs the target's
     pattern (node_exporter's textfile collector reads `*.prom`) never sees it half-written.
-    `mode`: the file's permissions (default: the old file's, else 0644 less the umask)."""
+    `mode`: the file's permissions (default: the old file's, else 0644 less the umask).
+    `text` is the text, or a function that writes it to the file object it is given."""
     import tempfile
 
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            if callable(text):
+                text(fh)
+            else:
+                fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is None:

@@ -10,7 +10,7 @@ import json
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from toolkit.hostfile import HostFacts
-from toolkit.hosts import Host, build, walk
+from toolkit.hosts import KEEP, Builder, Host, walk
 from toolkit.inputs import Outcome, read
 from toolkit.probe.result import ProbeResult
 
@@ -92,7 +92,9 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
     `probe_listed` (--probe-targets): a customer's file never makes mssdiag send packets."""
     outcome = Outcome()
     inputs, facts = walk(paths, error, outcome.failed, hosts_file)
-    snapshots = [(s, inp.case) for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"))]
+    model = Builder(facts, forced=host, note=error, keep=KEEP)
+    for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os")):
+        model.add(s, inp.case)
     probes = saved_probes(inputs, outcome, error)
     live = list(targets or [])
     listed = [t for f in facts for t in f.targets if t not in live]
@@ -116,7 +118,7 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
             error(problem)
         (outcome.parsed if result.read_ok else outcome.failed).append(inp.path)
         captures += [(f, inp.case, inp.path) for f in result.findings]
-    hosts = build(snapshots, facts, probes, forced=host, note=error, captures=captures)
+    hosts = model.finish(probes, captures)
     for h in hosts:
         h.facts.merge({k: v for k, v in flags.items() if k in ("os", "release", "peer", "bandwidth_bps", "rtt_s",
                                                                   "loss", "mtu", "path_mtu", "tcp_rmem_max",
@@ -156,3 +158,20 @@ def document(hosts: List[Host]) -> dict:
     from toolkit.report.common import generated_at, summary
     return {"schema": SCHEMA, "generated_at": generated_at().isoformat(timespec="seconds"), "version": __version__,
             "summary": summary(hosts), "hosts": [h.to_dict() for h in hosts]}
+
+
+def write_json(hosts: List[Host], out) -> None:
+    """The document, byte for byte as `dumps(document(hosts), indent=2)`, written one host at
+    a time: never the whole text of thousands of hosts in memory."""
+    from toolkit.output import dumps
+    from toolkit.report.common import summary
+    head = document([])
+    head["summary"] = summary(hosts)
+    text = dumps(head, indent=2)
+    if not hosts:
+        out.write(text + "\n")
+        return
+    out.write(text[:text.rindex("[]")] + "[")
+    for i, h in enumerate(hosts):
+        out.write(("," if i else "") + "\n    " + dumps(h.to_dict(), indent=2).replace("\n", "\n    "))
+    out.write("\n  ]\n}\n")

@@ -44,13 +44,16 @@ class Open:
     peak: Optional[float]
     first_t: float
     opened: Optional[str] = None          # what was said when it opened, kept in its evidence
+    pending: Optional[list] = None        # an update not written yet (Book.flush)
 
 
 class Book:
     """A host's open events, kept in memory while one host is judged."""
 
-    def __init__(self, store: Store, host_id: int, run_id: Optional[int]):
-        self.db, self.host_id, self.run_id = store.db, host_id, run_id
+    def __init__(self, store: Store, host_id: int, run_id: Optional[int], defer: bool = False):
+        """`defer`: updates of an open event are written once, by `flush` (or when it clears),
+        not at every interval that sees it again (what judging a day of intervals costs)."""
+        self.db, self.host_id, self.run_id, self.defer = store.db, host_id, run_id, defer
         self.open: Dict[Tuple[str, str], Open] = {}
         for r in self.db.execute("SELECT id, type, key, count, peak, first_t, evidence FROM events"
                                  " WHERE host_id = ? AND state = 'open'", (host_id,)):
@@ -67,8 +70,9 @@ class Book:
             evidence = {**(evidence or {}), "opened": o.opened}
         elif o is None and evidence is not None:
             evidence = {**evidence, "opened": detail}
-        ev = json.dumps(evidence, separators=(",", ":")) if evidence else None
+        ev = evidence or None                      # written as JSON (for an update, when written)
         if o is None:
+            ev = json.dumps(ev, separators=(",", ":")) if ev else None
             cur = self.db.execute(
                 "INSERT INTO events(host_id, type, key, severity, state, first_t, last_t, count, value, peak, detail,"
                 " evidence, changed_run) VALUES (?,?,?,?, 'open', ?,?,1,?,?,?,?,?)",
@@ -78,13 +82,30 @@ class Book:
         o.count += 1
         if value is not None:
             o.peak = value if o.peak is None else max(o.peak, value)
+        if o.pending is not None:          # what the updates written one by one would leave
+            t = max(t, o.pending[0])
+            ev = ev if ev is not None else o.pending[6]
+        o.pending = [t, o.count, value, o.peak, severity, detail, ev, self.run_id, o.id]
+        if not self.defer:
+            self._write(o)
+
+    def _write(self, o: Open) -> None:
+        p = o.pending
+        p[6] = json.dumps(p[6], separators=(",", ":")) if p[6] else None
         self.db.execute("UPDATE events SET last_t = max(last_t, ?), count = ?, value = ?, peak = ?, severity = ?,"
-                        " detail = ?, evidence = coalesce(?, evidence), changed_run = ? WHERE id = ?",
-                        (t, o.count, value, o.peak, severity, detail, ev, self.run_id, o.id))
+                        " detail = ?, evidence = coalesce(?, evidence), changed_run = ? WHERE id = ?", p)
+        o.pending = None
+
+    def flush(self) -> None:
+        for o in self.open.values():
+            if o.pending is not None:
+                self._write(o)
 
     def clear(self, type_: str, t: float, key: str = "") -> None:
         o = self.open.pop((type_, key), None)
         if o is not None:
+            if o.pending is not None:
+                self._write(o)
             self.db.execute("UPDATE events SET state = 'cleared', cleared_t = ?, changed_run = ? WHERE id = ?",
                             (max(t, o.first_t), self.run_id, o.id))
 
@@ -121,7 +142,7 @@ def judge_deltas(store: Store, host_id: int, settings: Settings, run_id: Optiona
     rows = store.deltas(host_id, after_t=after if after is not None else -1e18)
     if not rows:
         return 0
-    book = Book(store, host_id, run_id)
+    book = Book(store, host_id, run_id, defer=True)
     reset_state = settings.states.get("counter-reset", "info")
     for d in rows:
         if d.kind == "reset":
@@ -159,6 +180,7 @@ def judge_deltas(store: Store, host_id: int, settings: Settings, run_id: Optiona
                            else "; present since the history began")
                 evidence["clean_intervals_before"] = clean
             book.raise_(event, SEVERITY_OF[state], d.t, detail, value=value, evidence=evidence)
+    book.flush()
     store.db.execute("UPDATE hosts SET evaluated_t = ? WHERE id = ?", (rows[-1].t, host_id))
     return len(rows)
 

@@ -206,10 +206,14 @@ def _spans(inputs, outcome: Outcome, error: Callable[[str], None], texts: Texts)
         except OSError as exc:
             error(f"{inp.path}: cannot read again: {exc.strerror or exc}")
             return
-        offsets = [0]
-        offsets.extend(accumulate(len(part) + 1 for part in text.split("\n")))
-        last = len(offsets) - 1
-        starts = [offsets[min(max(s.line, 1) - 1, last)] for s, _ in items]
+        # Line j + 1 starts after j lines and their newlines: lengths summed in C, no loop per line.
+        cum = list(accumulate(map(len, text.split("\n"))))
+        last = len(cum)
+
+        def start(line: int) -> int:
+            j = min(max(line, 1) - 1, last)
+            return cum[j - 1] + j if j else 0
+        starts = [start(s.line) for s, _ in items]
         ends = starts[1:] + [len(text)]
         for (snap, _), a, b in zip(items, starts, ends):
             yield snap, inp, (a, min(b, len(text)))
@@ -336,5 +340,5 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
             probes.append((r, None, f"probe {r.target}"))
             outcome.parsed.append(f"probe {r.target}")
 
-    out.hosts = model.build(pairs, facts, probes, forced=host, note=error)
+    out.hosts = model.build(pairs, facts, probes, forced=host, note=error, paired=False)   # the store pairs them
     return out

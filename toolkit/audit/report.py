@@ -3,19 +3,20 @@
 The series are per hour: each hour's increases (IPv4 + IPv6) divided by the time its
 intervals covered, so intervals of any length (15 min, a day) give comparable rates;
 intervals across a reset are left out (no known increase), and the resets are listed.
-Everything is computed in SQL over the stored deltas, so a month of a thousand hosts
-reads in seconds. Every value from a dump is escaped in Markdown and HTML.
+Everything is computed in SQL over the hourly roll-up the store keeps of its deltas, so a
+month of a thousand hosts reads in seconds. Every value from a dump is escaped in Markdown and HTML.
 """
 from __future__ import annotations
 
 import json
+import math
 import time
 from html import escape
 from typing import Dict, List, Optional, Sequence
 
 from toolkit.audit.model import COLUMNS, METRIC_COLUMN, METRICS, SCHEMA, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
-from toolkit.audit.store import Store, epoch, iso
+from toolkit.audit.store import ROLLUP, Store, epoch, iso
 
 FORMATS = ("table", "json", "md", "html")
 REPORT_SCHEMA = SCHEMA.replace("audit/", "audit.report/")
@@ -30,16 +31,21 @@ def collect(store: Store, since_t: float, names: Optional[Sequence[str]], series
     db = store.db
     out = []
     cols = [METRIC_COLUMN[m] for m in METRICS]
-    hourly = ("SELECT CAST(t / 3600 AS INTEGER) * 3600 AS h, " + ", ".join(
-        [f"round(sum({c}) * 3600.0 / sum(elapsed_s), 3) AS r{i}" for i, c in enumerate(cols)]
-        + [f"sum({c}) AS s{j}" for j, c in enumerate(SUMMED)])
-        + " FROM deltas WHERE host_id = ? AND t >= ? AND kind = 'ok' AND elapsed_s > 0 GROUP BY h")
+    # Whole hours come from the roll-up the store keeps (store.py ROLLUP); an hour that
+    # `since` cuts is grouped from its deltas, as every hour once was.
+    aligned = math.ceil(since_t / 3600) * 3600 if math.isfinite(since_t) else since_t
+    rates = ", ".join([f"round({c} * 3600.0 / elapsed_s, 3) AS r{i}" for i, c in enumerate(cols)]
+                      + [f"{c} AS s{j}" for j, c in enumerate(SUMMED)])
+    hourly = (f"SELECT h, {rates} FROM hourly WHERE host_id = :hid AND h >= :aligned")
+    if aligned != since_t:
+        hourly += (f" UNION ALL SELECT h, {rates} FROM ({ROLLUP.format(where='host_id = :hid AND t >= :since AND t < :aligned')})")
     busy = " OR ".join(f"r{i} > 0" for i, m in enumerate(METRICS) if m in CHARTED)
     for hid, name, os_name in store.hosts(names):
         n, first, last = db.execute("SELECT count(*), min(t), max(t) FROM snapshots WHERE host_id = ? AND t >= ?",
                                     (hid, since_t)).fetchone()
+        at = {"hid": hid, "since": since_t, "aligned": aligned}
         if series:
-            rows = db.execute(hourly + " ORDER BY h", (hid, since_t)).fetchall()
+            rows = db.execute(f"SELECT * FROM ({hourly}) ORDER BY h", at).fetchall()
             cols_t = list(zip(*rows)) if rows else [()] * (1 + len(METRICS) + len(SUMMED))
             hours = list(cols_t[0])
             by = {m: list(cols_t[1 + i]) for i, m in enumerate(METRICS)}
@@ -51,11 +57,11 @@ def collect(store: Store, since_t: float, names: Optional[Sequence[str]], series
             n_m = len(METRICS)
             row = db.execute(f"SELECT {', '.join(f'max(r{i})' for i in range(n_m))}, "
                              f"{', '.join(f'sum(s{j})' for j in range(len(SUMMED)))} FROM ({hourly})",
-                             (hid, since_t)).fetchone()
+                             at).fetchone()
             peaks = dict(zip(METRICS, row[:n_m]))
             totals = {c: v or 0 for c, v in zip(SUMMED, row[n_m:])}
             recent = [(r[0], dict(zip(METRICS, r[1:1 + n_m]))) for r in db.execute(
-                f"SELECT * FROM ({hourly}) WHERE {busy} ORDER BY h DESC LIMIT 48", (hid, since_t))][::-1]
+                f"SELECT * FROM ({hourly}) WHERE {busy} ORDER BY h DESC LIMIT 48", at)][::-1]
         resets = [iso(r[0]) for r in db.execute("SELECT t FROM deltas WHERE host_id = ? AND t >= ? AND kind = 'reset'"
                                                 " ORDER BY t", (hid, since_t))]
         events = [event_dict(r, name) for r in db.execute(

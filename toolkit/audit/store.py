@@ -10,6 +10,7 @@ Tables (docs/audit.md shows the full schema):
   snapshots    host, OS, format, taken_at, collected_at, source, parser version, counters (JSON)
   deltas       per later snapshot: elapsed time, reset/wrap/clock kind, increases summed over
                IPv4 and IPv6 (diff's policy: toolkit/diff.py)
+  hourly       the deltas rolled up per host and hour (what `audit report` reads; schema 3)
   probes       path MTU / MSS / black hole per target over time (vantage: where it ran from)
   collections  what a fleet index said about a host: ok, failed, unreachable
   events       opened, last seen, cleared; one open event per host, type and key
@@ -60,6 +61,12 @@ def resolve(path: Optional[str]) -> str:
 
 _COUNTER_COLS = ", ".join(f"{c} INTEGER" for c in COLUMNS.values())
 
+# One row per host and hour of the deltas that have a known increase: time covered and
+# increases summed (an hour's rate is sum(increase) * 3600 / sum(elapsed_s), as before).
+ROLLUP = ("SELECT host_id, CAST(t / 3600 AS INTEGER) * 3600 AS h, sum(elapsed_s) AS elapsed_s, count(*) AS intervals, "
+          + ", ".join(f"sum({c}) AS {c}" for c in COLUMNS.values())
+          + " FROM deltas WHERE {where} AND kind = 'ok' AND elapsed_s > 0 GROUP BY host_id, h")
+
 MIGRATIONS: List[str] = [
     # 0 -> 1
     f"""
@@ -103,6 +110,17 @@ MIGRATIONS: List[str] = [
     # 1 -> 2: the host's boot time when the fleet collection gave it (a reboot known, not guessed)
     """
     ALTER TABLE snapshots ADD COLUMN boot_t REAL;
+    """,
+    # 2 -> 3: the hourly roll-up `audit report` reads (a month of a host is 720 rows, not
+    # 2,880 deltas grouped at every report), kept by refresh_deltas and prune; resets indexed,
+    # and what a run added (a run's summary no longer scans a month of snapshots).
+    f"""
+    CREATE TABLE hourly(host_id INTEGER NOT NULL, h INTEGER NOT NULL, elapsed_s REAL NOT NULL,
+        intervals INTEGER NOT NULL, {_COUNTER_COLS}, PRIMARY KEY(host_id, h)) WITHOUT ROWID;
+    INSERT INTO hourly {ROLLUP.format(where="1")};
+    CREATE INDEX deltas_reset ON deltas(host_id, t) WHERE kind = 'reset';
+    CREATE INDEX snapshots_run ON snapshots(run_id);
+    CREATE INDEX events_changed_run ON events(changed_run);
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -211,6 +229,7 @@ class Store:
         except OSError as exc:
             raise StoreError(f"{path}: cannot open: {exc.strerror or exc}") from None
         self._dicts: Dict[int, bytes] = {}
+        self._host_dicts: Dict[int, int] = {}
 
     def close(self) -> None:
         try:
@@ -259,6 +278,7 @@ class Store:
         self.db.execute("COMMIT")
 
     def rollback(self) -> None:
+        self._host_dicts.clear()            # it may hold a dictionary of the undone transaction
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
 
@@ -326,10 +346,14 @@ class Store:
         row = self.db.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
         if row:
             return row[0]
-        dict_id = self.db.execute("SELECT dict_id FROM hosts WHERE id = ?", (host_id,)).fetchone()[0]
+        dict_id = self._host_dicts.get(host_id)          # once set, a host's dictionary never changes
+        if dict_id is None:
+            dict_id = self.db.execute("SELECT dict_id FROM hosts WHERE id = ?", (host_id,)).fetchone()[0]
         if dict_id is None:
             dict_id = self.db.execute("INSERT INTO dicts(data) VALUES (?)", (data[-ZDICT_MAX:],)).lastrowid
             self.db.execute("UPDATE hosts SET dict_id = ? WHERE id = ?", (dict_id, host_id))
+        else:
+            self._host_dicts[host_id] = dict_id
         zdict = self._dict(dict_id)
         c = zlib.compressobj(6, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict) if zdict else zlib.compressobj(6)
         z = c.compress(data) + c.flush()
@@ -421,7 +445,14 @@ class Store:
                          json.dumps(d.events, separators=(",", ":")) if d.events else None,
                          *[_sum(d, name) for name in ALL]))
         self.db.executemany(f"INSERT OR REPLACE INTO deltas VALUES ({','.join('?' * (7 + len(ALL)))})", rows)
+        self.rollup(host_id, from_t)
         return len(rows)
+
+    def rollup(self, host_id: int, from_t: float) -> None:
+        """Recompute the host's hourly rows from the hour holding `from_t` on."""
+        h0 = math.floor(from_t / 3600) * 3600 if math.isfinite(from_t) else from_t
+        self.db.execute("DELETE FROM hourly WHERE host_id = ? AND h >= ?", (host_id, h0))
+        self.db.execute("INSERT INTO hourly " + ROLLUP.format(where="host_id = ? AND t >= ?"), (host_id, h0))
 
     def deltas(self, host_id: int, after_t: Optional[float] = None, since_t: Optional[float] = None) -> List[DeltaRow]:
         """A host's deltas in time order: after `after_t` (exclusive) or since `since_t` (inclusive)."""
@@ -469,6 +500,10 @@ class Store:
         out["snapshots"] = db.execute(f"DELETE FROM snapshots WHERE t < ? AND id NOT IN ({keep_snap})",
                                       (cutoff_t,)).rowcount
         out["deltas"] = db.execute("DELETE FROM deltas WHERE snapshot_id NOT IN (SELECT id FROM snapshots)").rowcount
+        if out["deltas"]:
+            end = math.floor(cutoff_t / 3600) * 3600 + 3600       # hours that may have lost deltas
+            db.execute("DELETE FROM hourly WHERE h < ?", (end,))
+            db.execute("INSERT INTO hourly " + ROLLUP.format(where="t < ?"), (end,))
         out["texts"] = db.execute("DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM snapshots)").rowcount
         out["probes"] = db.execute("DELETE FROM probes WHERE t < ? AND id NOT IN "
                                    "(SELECT max(id) FROM probes GROUP BY host_id, target)", (cutoff_t,)).rowcount

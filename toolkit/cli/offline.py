@@ -177,12 +177,23 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name)
     outcome = Outcome()
-    found = hosts.build(((s, inp.case) for s, inp in _snapshots(paths, os_name, outcome, quiet)),
-                        forced=host, note=error)
-    pairs = emit((d for h in found for d in h.deltas), fmt, _delta_rows, _delta_headers())
+    found: List[hosts.Host] = []
+
+    def deltas():
+        # A host longer than KEEP snapshots is paired as it is read, its pairs printed at once
+        # and dropped (memory stays flat); the others are ordered and paired at the end.
+        model = hosts.Builder(forced=host, note=error, keep=hosts.KEEP)
+        for s, inp in _snapshots(paths, os_name, outcome, quiet):
+            yield from model.add(s, inp.case)
+        found.extend(model.finish())
+        for h in found:
+            if h.stream is None:
+                yield from h.deltas
+
+    pairs = emit(deltas(), fmt, _delta_rows, _delta_headers())
     if not pairs:
         if outcome.snapshots:
-            each = ", ".join(f"{h.facts.name} ({len(h.snapshots)})" for h in found if h.snapshots)
+            each = ", ".join(f"{h.facts.name} ({h.snapshot_count})" for h in found if h.snapshot_count)
             error(f"nothing to pair: diff needs two snapshots of one host; snapshots per host: {each}")
         raise typer.Exit(1)
     _finish(outcome)

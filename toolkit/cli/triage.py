@@ -8,7 +8,7 @@ import typer
 
 from toolkit.cli.probe import ports_and_text
 from toolkit.cli.startup import late_help
-from toolkit.output import error, write, write_atomic
+from toolkit.output import Stdout, error, write, write_atomic
 
 OS_HELP = ("The host's platform, for advice: {}. Dumps are still read as what they are (a VOS host's "
            "TCP_OS dump).")
@@ -88,13 +88,17 @@ def triage(
         error("no host could be triaged from the inputs")
         raise typer.Exit(1)
     lib.run(hosts)
-    text = report.render(hosts, fmt)
+    # JSON is written one host at a time; the other formats are a page for people.
+    text = (lambda out: lib.write_json(hosts, out)) if fmt == "json" else report.render(hosts, fmt)
     if output:
         try:
             write_atomic(output, text)      # a full disk or an interrupt leaves the old report whole
         except OSError as exc:
             error(f"{output}: cannot write: {exc.strerror or exc}; nothing written")
             raise typer.Exit(1)
+    elif callable(text):
+        text(Stdout())
+        sys.stdout.flush()
     else:
         write(sys.stdout, text)
         sys.stdout.flush()

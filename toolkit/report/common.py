@@ -8,6 +8,7 @@ from typing import List, Optional, Tuple
 from toolkit import calc, rules
 from toolkit.numbers import share
 from toolkit.rules import impact as impacts
+from toolkit.rules.fragments import counted
 
 SEVERITY_ORDER = {"problem": 0, "warning": 1, "info": 2, "ok": 3}
 
@@ -57,15 +58,17 @@ def facts_rows(host) -> List[Tuple[str, str]]:
         rows.append(("RTT", f"{f.rtt_s * 1e3:g} ms"))
     if f.loss:
         rows.append(("loss", share(f.loss)))
-    if host.snapshots:
-        dated = [s.taken_at for s in host.snapshots if s.taken_at]
-        span = f" from {dated[0][:16].replace('T', ' ')} to {dated[-1][:16].replace('T', ' ')}" if len(dated) > 1 else ""
-        rows.append(("snapshots", f"{len(host.snapshots)}{span}"))
+    t = counted(host)
+    if t.count:
+        span = (f" from {t.first_dated[:16].replace('T', ' ')} to {t.last_dated[:16].replace('T', ' ')}"
+                if t.dated > 1 else "")
+        rows.append(("snapshots", f"{t.count}{span}"))
     from toolkit.hosts import IDENTITIES
     rows.append(("identified by", IDENTITIES.get(host.identity, host.identity)))
-    warned = list(dict.fromkeys(w for s in host.snapshots for w in s.warnings))
+    warned = list(t.warnings)
+    more = len(warned) - 3 + t.more_warnings
     if warned:
-        rows.append(("data warnings", "; ".join(warned[:3]) + (f" (and {len(warned) - 3} more)" if len(warned) > 3 else "")))
+        rows.append(("data warnings", "; ".join(warned[:3]) + (f" (and {more} more)" if more > 0 else "")))
     rows.append(("inputs", ", ".join(host.inputs) or "none"))
     return rows
 

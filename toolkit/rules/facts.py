@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import List
 
 from toolkit.findings import Finding
+from toolkit.rules import fragments
 from toolkit.rules.mss import legacy_probes
 
 # A platform may legitimately print another format: a VOS host runs STCP or TCP_OS.
@@ -31,7 +32,7 @@ def contradictions(host) -> List[Finding]:
                         f"{getattr(p, measured)}; the measured value is used")
             data[key] = {"said": said_value, "measured": getattr(p, measured)}
     if f.os and f.source:
-        seen = sorted({s.os for s in host.snapshots})
+        seen = sorted(fragments.counted(host).oses)
         allowed = SAME_HOST.get(f.os, {f.os})
         if seen and not set(seen) & allowed:
             said.append(f"{where} says the OS is {f.os}, but its dumps read as {', '.join(seen)}; advice follows "

@@ -10,12 +10,11 @@ interval it grew, peak per hour), never once per pair of snapshots. What a count
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import parsers
 from parsers.model import Meta
-from toolkit import sources
+from toolkit import sources, tally
 from toolkit.diff import ratios
 from toolkit.findings import Finding
 from toolkit.numbers import count, hours, rate, share
@@ -24,98 +23,32 @@ from toolkit.platforms import network
 FAMILIES = ("ipv4", "ipv6")
 
 
-@dataclass
-class Period:
-    """One host's counters of one family and format: growth over the observed period and
-    the totals since boot of its last snapshot."""
-    family: str
-    meta: Meta
-    totals: Dict[str, Optional[int]]
-    taken: str                                     # the last snapshot: when or where
-    increase: Dict[str, int] = field(default_factory=dict)
-    peak: Dict[str, float] = field(default_factory=dict)
-    first: Dict[str, str] = field(default_factory=dict)
-    last: Dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0                           # dated time covered by known increases
-    intervals: int = 0                             # pairs with known increases
-    span: str = ""
-    resets: int = 0
-
-    @property
-    def observed(self) -> bool:
-        return self.intervals > 0
-
-    def grew(self, *names: str) -> int:
-        return sum(self.increase.get(n, 0) for n in names)
-
-    def total(self, name: str) -> Optional[int]:
-        return self.totals.get(name)
-
-    def per_hour(self, name: str) -> Optional[float]:
-        if not self.seconds or name not in self.increase:
-            return None
-        return self.increase[name] * 3600.0 / self.seconds
-
-    def rate_text(self, name: str) -> str:
-        avg, peak = self.per_hour(name), self.peak.get(name)
-        if avg is None:
-            return ""
-        text = f" ({rate(avg)} per hour"
-        if peak is not None and peak > 1.5 * avg:
-            text += f", peak {rate(peak)} per hour"
-        return text + ")"
-
-    def when_text(self, *names: str) -> str:
-        firsts = [self.first[n] for n in names if n in self.first]
-        lasts = [self.last[n] for n in names if n in self.last]
-        if not firsts:
-            return ""
-        a, b = min(firsts), max(lasts)
-        return f"; grew first in the interval ending {a}" + (f", last in the one ending {b}" if b != a else "")
+Period = tally.Period
 
 
-def periods(host) -> List[Period]:
-    """The counters of each family (and format, when a host has two) of a host."""
-    out: Dict[tuple, Period] = {}
-    for snap in host.snapshots:
-        meta = getattr(parsers.REGISTRY.get(snap.os), "META", None)
-        if meta is None:
-            continue
-        for fam in FAMILIES:
-            values = getattr(snap, fam)
-            if values is None:
-                continue
-            key = (snap.os, fam)
-            taken = snap.taken_at or f"{snap.source} line {snap.line}"
-            if key not in out:
-                out[key] = Period(fam, meta, values, taken)
-            else:
-                out[key].totals, out[key].taken = values, taken
-    for d in host.deltas:
-        for fam in FAMILIES:
-            p = out.get((d.os, fam))
-            values = getattr(d, fam)
-            if p is None or values is None:
-                continue
-            if any(e["type"] == "reset" for e in d.events):
-                p.resets += 1
-                continue
-            known = {k: v for k, v in values.items() if v is not None}
-            if not known:
-                continue
-            p.intervals += 1
-            p.span = p.span.split(" -> ")[0] + f" -> {d.to}" if p.span else f"{d.from_} -> {d.to}"
-            if d.elapsed_s:
-                p.seconds += d.elapsed_s
-            per = d.per_hour(fam) or {}
-            for k, v in known.items():
-                p.increase[k] = p.increase.get(k, 0) + v
-                if v > 0:
-                    p.first.setdefault(k, d.to)
-                    p.last[k] = d.to
-                    if per.get(k) is not None:
-                        p.peak[k] = max(p.peak.get(k, 0.0), per[k])
-    return list(out.values())
+def rate_text(p: tally.Period, name: str) -> str:
+    avg, peak = p.per_hour(name), p.peak.get(name)
+    if avg is None:
+        return ""
+    text = f" ({rate(avg)} per hour"
+    if peak is not None and peak > 1.5 * avg:
+        text += f", peak {rate(peak)} per hour"
+    return text + ")"
+
+
+def when_text(p: tally.Period, *names: str) -> str:
+    firsts = [p.first[n] for n in names if n in p.first]
+    lasts = [p.last[n] for n in names if n in p.last]
+    if not firsts:
+        return ""
+    a, b = min(firsts), max(lasts)
+    return f"; grew first in the interval ending {a}" + (f", last in the one ending {b}" if b != a else "")
+
+
+def periods(host) -> List[tally.Period]:
+    """The counters of each family (and format, when a host has two) of a host: its tally,
+    folded by the host model as the snapshots were read."""
+    return list(counted(host).periods.values())
 
 
 # ----------------------------------------------------------------------------- what the counters mean
@@ -179,31 +112,25 @@ def _sent(p: Period, totals: bool) -> Optional[int]:
 
 
 def is_router(host) -> bool:
-    """A network device's own CLI (its parser's META.role), or a forwarding host: it says
-    forwarding is on and forwards more than it delivers, or (when it does not say) forwards
-    a lot more than it delivers."""
-    if any(getattr(parsers.REGISTRY.get(s.os), "META", None) and parsers.REGISTRY[s.os].META.role == "router"
-           for s in host.snapshots):
-        return True
-    for s in host.snapshots[::-1]:
-        v = s.ipv4 or s.ipv6 or {}
-        fwd, dlv = v.get("ForwDatagrams"), v.get("InDelivers")
-        if fwd is None or not fwd:
-            continue
-        if s.forwarding and (dlv is None or fwd > dlv):
-            return True
-        if s.forwarding is None and fwd >= 1000 and (dlv is None or fwd > 10 * dlv):
-            return True
-    return False
+    """A network device's own CLI (its parser's META.role), or a forwarding host: a snapshot
+    says forwarding is on and forwards more than it delivers, or (when it does not say)
+    forwards a lot more than it delivers (the host's tally keeps both verdicts)."""
+    return counted(host).router
+
+
+def counted(host) -> tally.Tally:
+    if host.tally is None:
+        host.tally = tally.of(host.snapshots, host.deltas)
+    return host.tally
 
 
 def _router_note(host) -> str:
-    for s in host.snapshots[::-1]:
-        v = s.ipv4 or s.ipv6 or {}
-        if v.get("ForwDatagrams"):
-            return (f"a router: {count(v['ForwDatagrams'])} datagrams forwarded, {count(v.get('InDelivers'))} delivered "
-                    "to itself" + (" (IP forwarding on)" if s.forwarding else ""))
-    meta = getattr(parsers.REGISTRY.get(host.snapshots[-1].os), "META", None) if host.snapshots else None
+    t = counted(host)
+    if t.forwarded:
+        fwd, dlv, forwarding = t.forwarded
+        return (f"a router: {count(fwd)} datagrams forwarded, {count(dlv)} delivered "
+                "to itself" + (" (IP forwarding on)" if forwarding else ""))
+    meta = getattr(parsers.REGISTRY.get(t.last_os), "META", None) if t.last_os else None
     return f"a router ({meta.title})" if meta else "a router"
 
 
@@ -234,7 +161,7 @@ def arriving(host) -> List[Finding]:
             "some peer sends datagrams larger than the path carries, and a router fragments them"
         if p.observed and (reqds or oks):
             ev = [f"{fam}, {p.span} ({hours(p.seconds)}): +" + reasm_words(p.meta, reqds or None, oks or None)
-                  + p.rate_text("ReasmReqds" if reqds else "ReasmOKs") + p.when_text("ReasmReqds", "ReasmOKs"),
+                  + rate_text(p, "ReasmReqds" if reqds else "ReasmOKs") + when_text(p, "ReasmReqds", "ReasmOKs"),
                   where]
             received = p.grew("InReceives")
             frac = fraction(reqds, received) if p.meta.reasm_unit != "datagrams" else None
@@ -283,7 +210,7 @@ def failing(host) -> List[Finding]:
         if p.observed and (fails or timeouts):
             frac = fail_share(p.meta, p.increase)
             ev = [f"{fam}, {p.span} ({hours(p.seconds)}): +" + fails_words(p.meta, fails, timeouts)
-                  + p.rate_text("ReasmFails" if fails else "ReasmTimeout") + p.when_text("ReasmFails", "ReasmTimeout")]
+                  + rate_text(p, "ReasmFails" if fails else "ReasmTimeout") + when_text(p, "ReasmFails", "ReasmTimeout")]
             if frac is not None:
                 ev.append(f"{share(frac)} of reassemblies failed in that time")
             notes = _counter_notes(host, fam, p.increase)
@@ -349,7 +276,7 @@ def outbound(host) -> List[Finding]:
         if p.observed and (made or created):
             sent = _sent(p, totals=False)
             ev = [f"{fam}, {p.span} ({hours(p.seconds)}): +{count(made)} datagrams fragmented into +{count(created)} "
-                  "fragments" + p.rate_text("FragOKs" if made else "FragCreates") + p.when_text("FragOKs", "FragCreates")]
+                  "fragments" + rate_text(p, "FragOKs" if made else "FragCreates") + when_text(p, "FragOKs", "FragCreates")]
             if fraction(made, sent) is not None:
                 ev.append(f"{share(fraction(made, sent))} of the {count(sent)} datagrams it sent in that time")
             ev.append("this host sends datagrams larger than its next hop's MTU: UDP applications, or TCP "
@@ -395,8 +322,8 @@ def df_drops(host) -> List[Finding]:
                 "the stack dropped them and answered 'fragmentation needed' / 'packet too big'")
         recs = [network.allow_icmp(fam)] + _host_fixes(host, fam)
         if p.observed and grew:
-            ev = [f"{fam}, {p.span} ({hours(p.seconds)}): +{count(grew)} " + what + p.rate_text("FragFails")
-                  + p.when_text("FragFails"),
+            ev = [f"{fam}, {p.span} ({hours(p.seconds)}): +{count(grew)} " + what + rate_text(p, "FragFails")
+                  + when_text(p, "FragFails"),
                   "senders whose ICMP never arrives see a PMTU black hole; on this host, applications sending "
                   "DF datagrams above the interface MTU get errors"]
             out.append(Finding("df-drops", f"Datagrams too big with DF set ({fam}): +{count(grew)}", ev,
@@ -436,7 +363,7 @@ def router(host) -> List[Finding]:
               f"{fam}, totals since the counters started (last snapshot {p.taken}):"]
         if made or created:
             ev.append(f"{plus}{count(made)} forwarded datagrams fragmented into {plus}{count(created)} fragments"
-                      + (p.rate_text("FragOKs") if observed else ""))
+                      + (rate_text(p, "FragOKs") if observed else ""))
         if dropped:
             ev.append(f"{plus}{count(dropped)} datagrams with DF set were too big for the next hop: the router "
                       "answered 'fragmentation needed' (PMTU discovery works only if that ICMP reaches the sender)")
@@ -457,4 +384,4 @@ def router(host) -> List[Finding]:
     return out
 
 
-__all__ = ["Period", "periods", "is_router", "arriving", "failing", "outbound", "df_drops", "router"]
+__all__ = ["Period", "periods", "counted", "is_router", "arriving", "failing", "outbound", "df_drops", "router"]
