@@ -39,13 +39,14 @@ import json
 import re
 from typing import Callable, Dict, List, Optional, Tuple
 
+from ._regex import lazy
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _QUOTED, _VALUE, FastChunk, Splitter,
                    fast_date, header_kind)
 
 _DIGITS_B = b"0123456789"
 _DEL_DIGITS = str.maketrans("", "", "0123456789")
-_RUN = re.compile(r"[0-9]+")
+_RUN = lazy(r"[0-9]+")
 MAX_DIGITS = 19          # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
 MAX_TEXT = 64 << 10      # a snapshot longer than this is not learnt
 MAX_SHAPES = 512         # shapes kept (the oldest go first)
