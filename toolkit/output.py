@@ -29,7 +29,7 @@ def safe(value) -> str:
 
 
 def dumps(obj, indent=None) -> str:
-    """JSON text: non-ASCII kept readable, but C1 and bidi controls as \\uXXXX escapes."""
+    """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e)."""
     text = json.dumps(obj, ensure_ascii=False, indent=indent)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
