@@ -196,8 +196,11 @@ def _pcapng(f, sink: Sink, info: FileInfo, progress) -> None:
                     return
                 break
             body = off + 8
-            if btype == 6:       # enhanced packet block
-                iid, hi, lo, cap, orig = struct.unpack_from(endian + "IIIII", buf, body)
+            if btype == 6 or btype == 2:     # enhanced / obsolete packet block: same 20-byte header
+                if btype == 6:
+                    iid, hi, lo, cap, orig = struct.unpack_from(endian + "IIIII", buf, body)
+                else:
+                    iid, _, hi, lo, cap, orig = struct.unpack_from(endian + "HHIIII", buf, body)
                 if iid < len(ifaces):
                     itf = ifaces[iid]
                     start = body + 20
@@ -209,14 +212,6 @@ def _pcapng(f, sink: Sink, info: FileInfo, progress) -> None:
                     orig = struct.unpack_from(endian + "I", buf, body)[0]
                     cap = min(orig, ifaces[0].snaplen or orig, blen - 16)
                     sink(0.0, ifaces[0].linktype, buf, body + 4, body + 4 + cap, orig, 0)
-                    frames += 1
-            elif btype == 2:     # obsolete packet block
-                iid, _, hi, lo, cap, orig = struct.unpack_from(endian + "HHIIII", buf, body)
-                if iid < len(ifaces):
-                    itf = ifaces[iid]
-                    start = body + 20
-                    sink((((hi << 32) | lo) * itf.tsresol) + itf.tsoffset, itf.linktype, buf, start,
-                         min(start + cap, off + blen - 4), orig, iid)
                     frames += 1
             elif btype == 1:     # interface description block
                 link, _, snap = struct.unpack_from(endian + "HHI", buf, body)
