@@ -61,10 +61,6 @@ _PAGE_NUMBER = re.compile(
 _LONG = re.compile(r"[^\n]{%d}" % FLAT_MIN)
 # Markdown's backslash escapes (`\<Sysname\>`, `couldn\'t`) in docs rendered from Markdown sources.
 _MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
-# Anything above may need work; text without any of these is returned as it is (fast path).
-_TRIGGER = re.compile(
-    "[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]|```|~~~|age|AGE"
-    r"|[^\n]{%d}" % FLAT_MIN)
 
 # -------------------------------------------------------------- re-cutting flattened lines
 # A break goes before a command prompt wherever the line is (two dumps flattened together).
@@ -109,7 +105,7 @@ def _recut(line: str) -> str:
         return line
     for looks, cut in _CUTS:
         if looks.search(line):
-            return line if cut is None else cut.sub("\n", line)
+            return cut.sub("\n", line)
     return line
 
 
@@ -174,9 +170,7 @@ _TRIGGER_CHARS = re.compile("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f
 
 
 def _clean(text: str) -> str:
-    """One run of complete lines, paste damage undone."""
-    if not _TRIGGER.search(text):
-        return text
+    """One run of complete lines, paste damage undone (every step looks for its own trigger)."""
     if "\f" in text:         # a PDF's page break: its numeric footers go too (see _PAGE_NUMBER)
         text = _PAGE_NUMBER.sub("", text.replace("\f", "\n"))
     if any(c in text for c in _ZW_CHARS):

@@ -112,9 +112,6 @@ class Shapes:
         self.any = True
         self.longest = max(self.longest, shape.size)
 
-    def clear(self) -> None:
-        self.__init__()
-
     def wants(self, seen: dict, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
         """True the second time a snapshot of this shape (module, digits aside) is read in full
         in one text (`seen`: that text's counts): a shape is worth learning where it repeats, and
@@ -189,7 +186,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         return head + "".join(out)
 
     want = run(text)
-    if want is None or want != _plain(snap):
+    if want is None or want != _plain(snap) or want["host"] != host or want["prompt_host"] != host:
         return None
     sentinels = {i: str(7_000_000_000_011 + 7919 * i) for i in range(len(runs))}
     zeros = {i: "0" for i in range(len(runs))}
@@ -293,8 +290,6 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
     shape.raw_slots = tuple((n, g) for w, n, g in slot_list if w == "raw")
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
-    if want["host"] != host or want["prompt_host"] != host:
-        return None
     return shape
 
 

@@ -140,14 +140,9 @@ def _build(m: "re.Match[str]") -> Optional[Stamp]:
         when = datetime(year, month, day, hour, minute, second)
     except (TypeError, ValueError):
         return None
-    off = g.get("off") or g.get("tz")
-    if off:
-        if off.upper() in _ZONES:
-            when = when.replace(tzinfo=timezone(timedelta(hours=_ZONES[off.upper()])))
-        elif re.match(r"[+-]\d{2}:?\d{2}$", off):
-            sign = -1 if off[0] == "-" else 1
-            digits = off[1:].replace(":", "")
-            when = when.replace(tzinfo=timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))))
+    zone = _zone(g.get("off") or g.get("tz"))
+    if zone is not None:
+        when = when.replace(tzinfo=zone)
     return Stamp(when, bool(g.get("H")))
 
 
@@ -160,7 +155,7 @@ _EPOCH = re.compile(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
 _C_DATE = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}"
                      r"([0-9]{1,2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) ([A-Z]{1,5}) ([0-9]{4})")
 _ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})?")
-_MON = {m.title(): i for m, i in _MONTHS.items() if i and m.isascii() and len(m) == 3}
+_C_MONTH = {m.title(): i for m, i in _MONTHS.items() if m.isascii() and len(m) == 3}
 _TZ_CACHE: dict = {}
 
 
@@ -188,7 +183,7 @@ def fast_date(line: str) -> Optional[Stamp]:
     m = _C_DATE.fullmatch(line)
     if m is not None:
         mon, d, hh, mm, ss, tz, y = m.groups()
-        mo = _MON[mon]
+        mo = _C_MONTH[mon]
     else:
         m = _ISO_DATE.fullmatch(line)
         if m is None:
@@ -221,7 +216,7 @@ def fast_iso(line: str) -> Optional[str]:
     head = _DAYS.get(day)
     if head is None:
         try:
-            head = datetime(int(y), _MON[mon] if m.re is _C_DATE else int(mo), int(d)).isoformat()[:10] + "T"
+            head = datetime(int(y), _C_MONTH[mon] if m.re is _C_DATE else int(mo), int(d)).isoformat()[:10] + "T"
         except ValueError:
             head = ""
         if len(_DAYS) > 4096:
