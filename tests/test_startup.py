@@ -19,7 +19,8 @@ from parsers._regex import LazyPattern, lazy
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "fixtures" / "cases" / "demo" / "vos-host" / "netstat-stcp.txt"
-HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy", "parsers", "markdown_it", "pygments")
+HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy", "parsers", "markdown_it", "pygments",
+         "toolkit.capture.flows")      # the capture analysis: only for captures, not for sniffing a dump
 
 RUN = """
 import json, sys

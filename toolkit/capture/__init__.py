@@ -14,16 +14,26 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
 
 from toolkit.findings import Finding
 
-from toolkit.capture import formats, pmtext, verdicts
-from toolkit.capture.flows import Analyzer, addr_text
-from toolkit.capture.record import SCHEMA, flow_dict
+from toolkit.capture import formats, pmtext
+
+if TYPE_CHECKING:     # the analysis modules load with analyze(): sniffing a file (hosts.walk) needs none
+    from toolkit.capture.flows import Analyzer
 
 __all__ = ["analyze", "Result", "SCHEMA", "CODES"]
-CODES = verdicts.CODES
+
+
+def __getattr__(name: str):
+    if name == "CODES":
+        from toolkit.capture import verdicts
+        return verdicts.CODES
+    if name == "SCHEMA":
+        from toolkit.capture import record
+        return record.SCHEMA
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -52,6 +62,7 @@ class Result:
         return list(seen)
 
     def to_dict(self) -> dict:
+        from toolkit.capture.record import SCHEMA
         return {"schema": SCHEMA, "captures": self.captures, "flows": self.flows, "fragments": self.fragments,
                 "untied_ptbs": self.untied_ptbs, "clamping": self.clamping,
                 "findings": [f.to_dict() for f in self.findings], "caveats": self.caveats,
@@ -144,6 +155,8 @@ def _read_text(path, analyzer, result, progress, keep_pm) -> bool:
 
 
 def _collect(analyzer: Analyzer, result: Result) -> None:
+    from toolkit.capture.flows import addr_text
+    from toolkit.capture.record import SCHEMA, flow_dict
     analyzer.finish_holes()
     for flow in analyzer.flows:
         result.flows.append(flow_dict(flow))
@@ -160,6 +173,8 @@ def analyze(paths: Sequence[str], second: Sequence[str] = (), mtu: int = 1500,
             progress: Optional[Callable[[int], None]] = None, keep_pm: Optional[list] = None) -> Result:
     """Read every input (each file its own capture point) and return flows and findings.
     `second`: captures of the same traffic at another point, matched SYN by SYN (clamping)."""
+    from toolkit.capture import verdicts
+    from toolkit.capture.flows import Analyzer
     result = Result()
     groups: List[List[dict]] = []
     for group in (list(paths), list(second)):

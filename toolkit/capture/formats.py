@@ -10,10 +10,7 @@ through Wireshark's `editcap` when it is on PATH; otherwise the error names the 
 from __future__ import annotations
 
 import os
-import shutil
 import struct
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
@@ -287,6 +284,7 @@ def _snoop(f, sink: Sink, info: FileInfo, progress) -> None:
 
 
 def _convert(path: str, kind: str, sink: Sink, progress) -> FileInfo:
+    import shutil, subprocess, tempfile     # conversion only: sniffing and reading need none of them
     editcap = shutil.which("editcap")
     if editcap is None:
         raise CaptureError(f"{kind} capture: convert it with Wireshark's editcap "
