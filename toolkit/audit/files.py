@@ -7,7 +7,6 @@ import fcntl
 import os
 import time
 
-from toolkit import output
 
 
 class LockTimeout(RuntimeError):
@@ -59,8 +58,3 @@ class RunLock:
                 pass
             os.close(self.fd)          # closing releases the flock
             self.fd = None
-
-
-def write_atomic(path: str, data: str, mode: int = 0o644) -> None:
-    """output.write_atomic (one place for it), with the audit's fixed mode."""
-    output.write_atomic(path, data, mode)

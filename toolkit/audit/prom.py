@@ -4,12 +4,12 @@ Conventions: every name starts with `mssdiag_`; base units (seconds, bytes); raw
 totals are typed `counter` and end in `_total` (Prometheus' rate()/increase() handle resets
 themselves); labels host, os, family on the counters; no sample timestamps (the collector
 refuses them); `mssdiag_last_success_timestamp_seconds` says when the audit last succeeded.
-The file is written beside its target and renamed over it (files.write_atomic)."""
+The file is written beside its target and renamed over it (output.write_atomic)."""
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from toolkit.audit.files import write_atomic
+from toolkit.output import write_atomic
 from toolkit.audit.model import COLUMNS
 from toolkit.audit.status import Status
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _RANGE = re.compile(rf"^(?P<inside>@)?(?:(?P<start>~|{_NUMBER})?:)?(?P<end>{_NUMBER})?$")
@@ -62,7 +61,3 @@ def duration(text: str, default_unit: str = "s") -> float:
     if seconds <= 0:
         raise RangeError(f"{text!r}: a duration must be above zero")
     return seconds
-
-
-def optional_duration(text: Optional[str], default_unit: str = "s") -> Optional[float]:
-    return None if text is None else duration(text, default_unit)

@@ -7,7 +7,6 @@ recomputed and its counter events (thresholds, resets) judged again from the sta
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
@@ -15,7 +14,7 @@ import parsers
 from toolkit.audit import events
 from toolkit.audit.config import Config
 from toolkit.audit.model import THRESHOLD_EVENTS
-from toolkit.audit.store import Store, parser_version
+from toolkit.audit.store import Store, encoded, parser_version
 
 
 @dataclass
@@ -50,9 +49,7 @@ def reparse(store: Store, cfg: Config, everything: bool, hosts: Optional[Iterabl
                 s = got[0]
                 if len(got) > 1:
                     s.warnings.append(f"its text now reads as {len(got)} snapshots; the first one kept")
-                new_counters = json.dumps({"ipv4": s.ipv4, "ipv6": s.ipv6}, separators=(",", ":"))
-                new_warnings = json.dumps(s.warnings) if s.warnings else None
-                new_fwd = None if s.forwarding is None else int(s.forwarding)
+                new_counters, new_warnings, new_fwd = encoded(s)
                 if (new_counters, s.os, s.format, new_warnings, new_fwd) != (counters, os_name, fmt, warnings,
                                                                              forwarding):
                     done.changed += 1

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional
 
 from toolkit.audit.config import Config, Pair
 from toolkit.audit.events import host_state, metrics
-from toolkit.audit.model import METRICS, OK, SCHEMA, STATE_NAMES, UNKNOWN, WARNING
+from toolkit.audit.model import METRICS, OK, STATE_NAMES, UNKNOWN, WARNING
 from toolkit.audit.store import Store, iso
 
 
@@ -149,10 +149,6 @@ def changes(store: Store, run_id: int) -> Dict[str, List[dict]]:
         "SELECT host_id, t, status, command, rc, source, detail FROM collections WHERE run_id = ? ORDER BY t, id",
         (run_id,))]
     return {"snapshots": snaps, "probes": probes, "events": events, "collections": colls}
-
-
-def record_header(tool: str) -> dict:
-    return {"schema": SCHEMA, "tool": tool}
 
 
 __all__ = ["HostStatus", "Status", "host_status", "changes", "OK"]

@@ -44,6 +44,14 @@ BOOT_SLACK_S = 120.0
 FAMILIES = ("ipv4", "ipv6")
 
 
+
+def encoded(snap: Snapshot) -> Tuple[str, Optional[str], Optional[int]]:
+    """A snapshot's counters, warnings and forwarding as the snapshots table stores them
+    (reparse compares with these, so both must encode alike)."""
+    return (json.dumps({"ipv4": snap.ipv4, "ipv6": snap.ipv6}, separators=(",", ":")),
+            json.dumps(snap.warnings) if snap.warnings else None,
+            None if snap.forwarding is None else int(snap.forwarding))
+
 class StoreError(RuntimeError):
     """The store cannot be used; the message names the file and the reason."""
 
@@ -320,10 +328,6 @@ class Store:
                             (os_name, identity, row[0]))
         return row[0]
 
-    def find_host(self, name: str) -> Optional[int]:
-        row = self.db.execute("SELECT id FROM hosts WHERE name = ?", (name,)).fetchone()
-        return row[0] if row else None
-
     def hosts(self, names: Optional[Iterable[str]] = None) -> List[Tuple[int, str, Optional[str]]]:
         rows = self.db.execute("SELECT id, name, os FROM hosts ORDER BY name COLLATE NOCASE").fetchall()
         if names is None:
@@ -375,15 +379,13 @@ class Store:
                      collected_t: float, run_id: Optional[int], boot_t: Optional[float] = None) -> Optional[int]:
         """The new snapshot's id, or None when this host already has it (same moment, same text)."""
         text_id = self._text_id(host_id, text.encode("utf-8"))
-        counters = json.dumps({"ipv4": snap.ipv4, "ipv6": snap.ipv6}, separators=(",", ":"))
+        counters, warnings, forwarding = encoded(snap)
         cur = self.db.execute(
             "INSERT OR IGNORE INTO snapshots(host_id, t, taken_at, time_from, moment, collected_t, source, idx, line,"
             " os, format, parser_version, forwarding, counters, warnings, text_id, run_id, boot_t)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (host_id, t, snap.taken_at, time_from, moment, collected_t, snap.source, snap.index, snap.line,
-             snap.os, snap.format, parser_version(snap.os),
-             None if snap.forwarding is None else int(snap.forwarding), counters,
-             json.dumps(snap.warnings) if snap.warnings else None, text_id, run_id, boot_t))
+             snap.os, snap.format, parser_version(snap.os), forwarding, counters, warnings, text_id, run_id, boot_t))
         if not cur.rowcount:
             return None
         self.db.execute("UPDATE hosts SET first_t = min(coalesce(first_t, ?), ?), last_t = max(coalesce(last_t, ?), ?)"

@@ -317,9 +317,9 @@ def report(
         error(_reason(exc))
         raise typer.Exit(1)
     if output:
-        from toolkit.audit.files import write_atomic
+        from toolkit.output import write_atomic
         try:
-            write_atomic(output, text)
+            write_atomic(output, text, 0o644)
         except OSError as exc:
             error(f"{output}: cannot write: {exc.strerror or exc}")
             raise typer.Exit(1)
