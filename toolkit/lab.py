@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
 
+from toolkit.proc import signals_held as _signals_held, start_time as _start_time
+
 STATE_DIR = Path(os.environ.get("MSSDIAG_LAB_STATE", "/run/mssdiag-lab"))
 PREFIX = "mssd"
 PREFIX_RE = re.compile(r"mssd[0-9a-f]{6}")        # what up() makes: PREFIX + 3 random bytes
@@ -457,15 +459,6 @@ def _alive(pid) -> bool:
     return True
 
 
-def _start_time(pid: int) -> Optional[int]:
-    """The process's start time in clock ticks since boot (/proc/PID/stat field 22)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return int(stat.rsplit(")", 1)[1].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _is_our_service(pid, prefix: str, start) -> bool:
     """True only when pid runs this lab's service: our mark and the lab's name in its
     command line, and the start time we recorded (a reused pid fails)."""
@@ -518,17 +511,6 @@ def teardown(prefix: str) -> List[str]:
 def existing_namespaces() -> List[str]:
     res = _sh(["ip", "netns", "list"], "list namespaces", check=False)
     return [line.split()[0] for line in res.stdout.splitlines() if line.strip()]
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT/SIGTERM/SIGHUP wait until the teardown inside is done."""
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def up(name: str, prefix: Optional[str] = None) -> Lab:

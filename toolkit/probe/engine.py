@@ -171,12 +171,11 @@ class RawIO:
 
 
 class Engine:
-    def __init__(self, opts, raw: Optional[RawIO], stop, shared):
+    def __init__(self, opts, raw: Optional[RawIO], stop):
         self.opts = opts
         self.raw = raw
         self.capture = raw.capture if raw is not None else None
         self.stop = stop
-        self.shared = shared
         self.sel = selectors.DefaultSelector()
         self.timers: List[Tuple[float, int, Any]] = []
         self._seq = 0
@@ -261,7 +260,6 @@ class Engine:
                     timeout = min(0.05, max(0.0, nxt - time.time()))
                 self.sel.select(timeout)
                 # whatever arrived up to this moment is read before any deadline is judged
-                now = time.time()
                 for key, events in self.sel.select(0):
                     key.data(events)
         finally:
@@ -350,7 +348,6 @@ class JobBase:
 
     def _start(self, req):
         e = self.engine
-        now = time.time()
         if isinstance(req, Round):
             self.queue.extend(req.probes)
             self.round_keys = [k for k, *_ in req.probes]

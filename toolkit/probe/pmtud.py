@@ -26,7 +26,6 @@ import os
 import random
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -34,31 +33,12 @@ from typing import Dict, List, Optional
 
 from toolkit.probe import packets as pk
 from toolkit.probe.engine import SendRaw, Until
+from toolkit.proc import signals_held, start_time
 
 MARK = 0x4d535344              # "MSSD": our own packets, which the rule lets through
 COMMENT = "mssdiag-pmtud"
 QUOTE_WAIT = 3.0               # s to wait for the retransmission after the forged message
-HEADER = {"ipv4": 20, "ipv6": 40}
-
-
-@contextlib.contextmanager
-def signals_held():
-    """SIGINT/SIGTERM/SIGHUP wait until the rule is added and its clean-up registered (or
-    removed): an interrupt cannot leave it behind between the two."""
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _start_time(pid: int) -> Optional[str]:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
+HEADER = {"ipv4": pk.V4_HEADER, "ipv6": pk.V6_HEADER}
 
 
 def _tool(family: str) -> str:
@@ -82,7 +62,8 @@ def sweep(family: str) -> List[str]:
         note = next((w for w in words if w.startswith(COMMENT)), "")
         fields = dict(x.split("=", 1) for x in note.split()[1:] if "=" in x)
         pid = int(fields.get("pid", "0") or 0)
-        if pid > 0 and _start_time(pid) == fields.get("start"):
+        started = start_time(pid) if pid > 0 else None
+        if started is not None and str(started) == fields.get("start"):
             continue                      # its owner still runs
         if _run([tool, "-w", "5", "-D", *words[1:]]).returncode == 0:
             removed.append(line)
@@ -97,7 +78,7 @@ class RstRule:
         pid = os.getpid()
         self.spec = ["-p", "tcp", "-s", src, "--sport", str(sport), "-d", dst, "--dport", str(dport),
                      "--tcp-flags", "RST", "RST", "-m", "mark", "!", "--mark", hex(MARK),
-                     "-m", "comment", "--comment", f"{COMMENT} pid={pid} start={_start_time(pid)}", "-j", "DROP"]
+                     "-m", "comment", "--comment", f"{COMMENT} pid={pid} start={start_time(pid)}", "-j", "DROP"]
         self.added = False
         self.made_table = False
 

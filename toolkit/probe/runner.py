@@ -192,7 +192,6 @@ class Job(JobBase):
     # ---- the script --------------------------------------------------------------------------
     def script(self):
         opts, e = self.opts, self.engine
-        t0 = time.time()
         r = ProbeResult(target=self.target)
         try:
             if _literal(self.target):
@@ -377,7 +376,7 @@ def run(targets: Sequence[str], opts: Options, progress: Optional[Callable[[Prob
     raw = _take_raw() if opts.raw is not False else None
     why_not = None if raw is not None else (raw_allowed() if opts.raw is not False else "raw probing switched off")
     shared = Shared({}, stop or threading.Event())
-    engine = Engine(opts, raw, shared.stop, shared)
+    engine = Engine(opts, raw, shared.stop)
     jobs = [Job(t, opts, why_not, shared) for t in targets]
     try:
         yield from engine.run(jobs, progress)

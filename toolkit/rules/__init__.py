@@ -45,9 +45,13 @@ def evaluate(host) -> List[Finding]:
         for f in rule(host):
             assert f.code in codes, f"{rule.__name__} produced undeclared code {f.code}"
             out.append(f)
-    return sorted(out, key=lambda f: (_ORDER[f.severity], _SURE[f.confidence]))
+    return sorted(out, key=_rank)
+
+
+def _rank(f: Finding):
+    return _ORDER[f.severity], _SURE[f.confidence]
 
 
 def worst(findings: List[Finding]):
     """The finding that leads a host's summary, or None."""
-    return min(findings, key=lambda f: (_ORDER[f.severity], _SURE[f.confidence]), default=None)
+    return min(findings, key=_rank, default=None)

@@ -28,17 +28,15 @@ def legacy_small_mss(host) -> List[Finding]:
         return []
     pmtu, pmtu_from = host.path_mtu()
     path_mss = pmtu - calc.IPV4 - calc.TCP
-    evidence, confidence = [why], None
+    evidence, confidence = [why], "high" if measured else None
     for p in host.probes:
         used = p.mss.get("used")
         if used is not None and used >= TUNED:
             return []   # the host already sends full segments: the default was changed
-    for p in measured:
+    for p in measured:      # legacy_probes: every one sent legacy-sized segments
         used, sent = p.mss.get("used"), p.mss.get("sent")
-        if "mss-536-legacy" in p.codes() or (used is not None and used <= max(default, 536)):
-            evidence.append(f"probe of {p.target}: host sent segments of at most {used} bytes although "
-                            f"{sent} was advertised to it" + (f"; path MTU {p.pmtu} ({p.pmtu_method})" if p.pmtu else ""))
-            confidence = "high"
+        evidence.append(f"probe of {p.target}: host sent segments of at most {used} bytes although "
+                        f"{sent} was advertised to it" + (f"; path MTU {p.pmtu} ({p.pmtu_method})" if p.pmtu else ""))
     if confidence is None:
         if host.facts.peer != "non-local":
             return []   # no sign the host talks to non-local peers with the small default
