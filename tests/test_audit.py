@@ -511,3 +511,19 @@ def test_nagios_timeout_and_internal_error_are_unknown(tmp_path, store, monkeypa
     assert got.exit_code == 3 and got.output == "MSSDIAG UNKNOWN - internal error: ValueError: boom\n"
     got = CliRunner().invoke(app, ["audit", "run", "--store", str(store)])
     assert got.exit_code == 1
+
+
+def test_jsonl_escapes_c1_and_bidi_controls_from_a_host_name(tmp_path, store):
+    """A host name taken from a customer's file (here --host) reaches JSON Lines with its C1
+    and bidi controls as \\u escapes, like every other command's JSON; the record reads back."""
+    log = tmp_path / "evil.log"
+    log.write_text(cron_log([dict(ReasmReqds=0, ReasmOKs=0, InReceives=1000),
+                             dict(ReasmReqds=40, ReasmOKs=20, InReceives=2000)]))
+    name = "web\u202egnp.exe\u0085"
+    done = mssdiag("audit", "run", str(log), "--host", name, "--store", str(store),
+                   "--now", iso(T0 + 2 * STEP), "--jsonl")
+    assert done.returncode == 4, done.stderr + done.stdout        # 4: reassembly grew, a problem
+    assert "\u202e" not in done.stdout and "\u0085" not in done.stdout
+    assert "\\u202e" in done.stdout
+    hosts = {r.get("host") for r in map(json.loads, done.stdout.splitlines())}
+    assert name in hosts

@@ -28,9 +28,9 @@ def safe(value) -> str:
     return _UNSAFE.sub("?", str(value))
 
 
-def dumps(obj, indent=None) -> str:
+def dumps(obj, indent=None, separators=None) -> str:
     """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e)."""
-    text = json.dumps(obj, ensure_ascii=False, indent=indent)
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 

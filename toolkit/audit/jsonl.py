@@ -3,11 +3,11 @@ each carrying the schema (`mssdiag.audit/1`) and the tool version, so a log ship
 append them anywhere and a reader knows what it holds."""
 from __future__ import annotations
 
-import json
 from typing import Iterator
 
 from toolkit.audit.model import SCHEMA
 from toolkit.audit.status import Status
+from toolkit.output import dumps
 
 
 def records(status: Status, tool: str) -> Iterator[dict]:
@@ -27,4 +27,5 @@ def records(status: Status, tool: str) -> Iterator[dict]:
 
 
 def render(status: Status, tool: str) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records(status, tool))
+    # output.dumps: a host name or source from a customer's file carries no C1 or bidi control
+    return "".join(dumps(r, separators=(",", ":")) + "\n" for r in records(status, tool))
