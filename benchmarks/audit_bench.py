@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from parse_bench import NUMBER, templates  # noqa: E402
+from parse_bench import body, templates  # noqa: E402
 
 MSSDIAG = str(Path(sys.executable).parent / "mssdiag")
 DAY0 = 1_772_409_600          # 2026-03-02T00:00:00Z
@@ -69,10 +69,6 @@ def usable(dumps):
 
 def stamp(t: float) -> str:
     return time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(t))
-
-
-def body(text: str, step: int) -> str:
-    return NUMBER.sub(lambda m: str(int(m.group(0)) + step), text)
 
 
 def build_logs(folder: Path, dumps, hosts: int, snaps: int, seed: int = 1) -> int:

@@ -53,6 +53,77 @@ def templates():
     return out
 
 
+SETTING = re.compile(r"(?i)(ttl|time to live|hop ?limit|reasmtimeout *=|timeout\.0 = integer:|timeout \(seconds\)|"
+                     r"utili[sz]ation|timeticks: *\(|forwarding[^0-9]*[=:(][ =:]*)[ =:]*$")
+
+
+def counter_spans(text: str):
+    """Where the numbers are that a later `netstat -s` of the host prints otherwise: every
+    number but the settings, which stay as on a real host -- those after a TTL, hop limit,
+    timeout or utilization label, and those that change what the parser makes of the text
+    other than a value (`Forwarding: 2`, `notForwarding(2)`), found by giving numbers
+    distinct sentinels and halving the sets that change something."""
+    import parsers
+    from parsers.text import classify
+
+    def setting(at: int) -> bool:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        stamp, command, _ = classify(text[start:end if end != -1 else len(text)])
+        return stamp is not None or command or SETTING.search(text[start:at]) is not None
+
+    spans = [m.span() for m in NUMBER.finditer(text) if not setting(m.start())]
+
+    def shape(marked: str):
+        try:
+            snaps = parsers.parse(marked)
+        except parsers.ParseError:
+            return None
+        return [(s.os, s.format, s.forwarding, s.host, tuple(s.warnings), sorted(s.ipv4 or {}),
+                 sorted(s.ipv6 or {}), sorted(s.raw or {})) for s in snaps]
+
+    want = shape(text)
+
+    def quiet(chosen) -> bool:
+        out, last = [], 0
+        for i in chosen:
+            a, b = spans[i]
+            out += [text[last:a], str(8_000_000_000_003 + 7919 * i)]
+            last = b
+        out.append(text[last:])
+        return shape("".join(out)) == want
+
+    moving = []
+
+    def sort_out(chosen):
+        if not chosen:
+            return
+        if quiet(chosen):
+            moving.extend(chosen)
+        elif len(chosen) > 1:
+            sort_out(chosen[:len(chosen) // 2])
+            sort_out(chosen[len(chosen) // 2:])
+
+    sort_out(list(range(len(spans))))
+    return [spans[i] for i in sorted(moving)]
+
+
+_SPANS: dict = {}
+
+
+def body(text: str, step: int) -> str:
+    """`text` with every counter grown by `step` (see counter_spans)."""
+    spans = _SPANS.get(text)
+    if spans is None:
+        spans = _SPANS[text] = counter_spans(text)
+    out, last = [], 0
+    for a, b in spans:
+        out += [text[last:a], str(int(text[a:b]) + step)]
+        last = b
+    out.append(text[last:])
+    return "".join(out)
+
+
 def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
     """Dated snapshots of the given dumps, counters growing, until `size` bytes. Returns snapshots."""
     rng = random.Random(seed)
@@ -63,8 +134,7 @@ def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
             _, text = dumps[snaps % len(dumps)]
             step += rng.randint(1, 50)
             stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * snaps))
-            body = NUMBER.sub(lambda m: str(int(m.group(0)) + step), text)
-            chunk = f"{stamp}\n{body}\n"
+            chunk = f"{stamp}\n{body(text, step)}\n"
             f.write(chunk)
             written += len(chunk)
             snaps += 1

@@ -41,7 +41,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from ._regex import lazy
 from .model import Snapshot
-from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _QUOTED, _VALUE, FastChunk, Splitter,
+from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter,
                    fast_date, header_kind)
 
 _DIGITS_B = b"0123456789"
@@ -138,7 +138,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     `run(text)` reads a text alone through the full path with this verdict (None when it does
     not give exactly one snapshot); it is how the numbers are tested."""
     text = origin.text
-    if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text) or _QUOTED.search(text):
+    if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text):
         return None
     if taken_at is not None:
         if origin.dates != 1 or not origin.first_date:
@@ -189,6 +189,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     if want is None or want != _plain(snap) or want["host"] != host or want["prompt_host"] != host:
         return None
     sentinels = {i: str(7_000_000_000_011 + 7919 * i) for i in range(len(runs))}
+    others = {i: str(9_000_000_000_017 + 104_729 * i) for i in range(len(runs))}
     zeros = {i: "0" for i in range(len(runs))}
     by_sentinel = {v: i for i, v in sentinels.items()}
 
@@ -208,9 +209,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
 
     def expected(slots, tokens, values) -> dict:
         out = json.loads(json.dumps(want))
-        chosen = set(tokens)
         for (where, name), i in slots.items():
-            if i not in chosen:
+            if i not in tokens:
                 continue
             if where == "raw":
                 out["raw"][name] = values[i]
@@ -223,11 +223,16 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
 
     slots = slots_of(run(substitute(candidates, sentinels)) or {})
 
-    def fine(tokens) -> bool:
-        return all(same(run(substitute(tokens, values)), expected(slots, tokens, values))
-                   for values in (sentinels, zeros))
+    def fine(anything, nonzero=()) -> bool:
+        """The numbers `anything` may be any value (sentinels, then zeros), those in `nonzero`
+        any but 0 (sentinels, then other sentinels: `forwarded` > 0 makes a router)."""
+        tokens = sorted(set(anything) | set(nonzero))
+        mixed = {**{i: zeros[i] for i in anything}, **{i: others[i] for i in nonzero}}
+        return all(same(run(substitute(tokens, values)), expected(slots, set(tokens), values))
+                   for values in (sentinels, mixed))
 
     good: List[int] = []
+    nonzero: List[int] = []
 
     def sort_out(tokens) -> None:
         if not tokens:
@@ -238,26 +243,29 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             half = len(tokens) // 2
             sort_out(tokens[:half])
             sort_out(tokens[half:])
+        elif original[tokens[0]] != "0" and fine((), tokens):
+            nonzero.extend(tokens)
 
     sort_out(candidates)
     good.sort()
+    nonzero.sort()
     if good != candidates:      # some stay literal: find the groups again without them, and check all
-        slots = slots_of(run(substitute(good, sentinels)) or {})
-        if not fine(good):
+        slots = slots_of(run(substitute(sorted(good + nonzero), sentinels)) or {})
+        if not fine(good, nonzero):
             return None
+    varying = set(good) | set(nonzero)
 
     # The pattern: literal digits, varying runs, the characters between them by count only.
     group_of: Dict[int, int] = {}
-    for i in sorted(set(slots.values()) & set(good)):
+    for i in sorted(set(slots.values()) & varying):
         group_of[i] = len(group_of)
     parts, last = [], 0
     for i, (a, b) in enumerate(runs):
         if a > last:
             parts.append(".{%d}" % (a - last))
-        if i in group_of:
-            parts.append("([0-9]{1,%d}+)" % MAX_DIGITS)   # possessive: no backtracking
-        elif i in good:
-            parts.append("[0-9]{1,%d}+" % MAX_DIGITS)
+        if i in varying:
+            run_rx = "[1-9][0-9]{0,%d}+" % (MAX_DIGITS - 1) if i in nonzero else "[0-9]{1,%d}+" % MAX_DIGITS
+            parts.append("(%s)" % run_rx if i in group_of else run_rx)   # possessive: no backtracking
         else:
             parts.append(original[i])
         last = b
