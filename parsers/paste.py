@@ -58,7 +58,6 @@ _PAGE_LINE = re.compile(
 _PAGE_NUMBER = re.compile(
     r"^(?:[ \t]*[-\u2013\u2014])?[ \t]*[0-9]{1,4}[ \t]*[-\u2013\u2014](?:[ \t]*[0-9]{1,4})?(?:[ \t]*[-\u2013\u2014])?[ \t]*$",
     re.M)
-_LONG = re.compile(r"[^\n]{%d}" % FLAT_MIN)
 # Markdown's backslash escapes (`\<Sysname\>`, `couldn\'t`) in docs rendered from Markdown sources.
 _MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
 
@@ -130,16 +129,14 @@ def _drop_page_lines(text: str) -> str:
     return text
 
 
-_ASCII_TRIGGERS = "&<\\\f`~"
+_ASCII_TRIGGERS = "&<\\\f"
 _LONG_NL = re.compile(r"\n[^\n]{%d}" % FLAT_MIN)
 
 
-_PAGE_CAND = re.compile("[pP](?:age|AGE)")
-
-
 def _page_candidate(text: str) -> bool:
-    """Some "age"/"AGE" right after a p or P: where _drop_page_lines looks."""
-    return _PAGE_CAND.search(text) is not None
+    """Some "age"/"AGE" right after a p or P: where _drop_page_lines looks (substring
+    searches: a character-class regex tries every position)."""
+    return "page" in text or "Page" in text or "PAGE" in text or "pAGE" in text
 
 
 def _long_line(text: str) -> bool:
@@ -152,7 +149,9 @@ def inert(text: str) -> bool:
     if text.isascii():
         if any(c in text for c in _ASCII_TRIGGERS):
             return False
-    elif _TRIGGER_CHARS.search(text) or "```" in text or "~~~" in text:
+    elif _TRIGGER_CHARS.search(text):
+        return False
+    if "```" in text or "~~~" in text:       # a fence (a lone ~ is a home directory in a prompt)
         return False
     return not _page_candidate(text) and not _long_line(text)
 
@@ -163,23 +162,36 @@ def clean(text: str) -> str:
     unanchored alternatives tried at every position)."""
     if inert(text):
         return text
-    return _clean(text)
+    if len(text) <= PIECE or "\f" in text:    # a form feed's footer rule looks at the whole block
+        return _clean(text)
+    # Every other step works within a line: clean the pieces that need it, pass the rest as is.
+    out = []
+    at = 0
+    while at < len(text):
+        end = text.find("\n", at + PIECE) + 1 or len(text)
+        piece = text[at:end]
+        out.append(piece if inert(piece) else _clean(piece))
+        at = end
+    return "".join(out)
 
 
-_TRIGGER_CHARS = re.compile("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d`~]")
+PIECE = 8 << 10
+
+
+_TRIGGER_CHARS = re.compile("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]")
 
 
 def _clean(text: str) -> str:
     """One run of complete lines, paste damage undone (every step looks for its own trigger)."""
     if "\f" in text:         # a PDF's page break: its numeric footers go too (see _PAGE_NUMBER)
         text = _PAGE_NUMBER.sub("", text.replace("\f", "\n"))
-    if any(c in text for c in _ZW_CHARS):
+    if not text.isascii() and any(c in text for c in _ZW_CHARS):
         text = _ZERO_WIDTH.sub("", text)
     if "<" in text:
         text = _TAG.sub(lambda m: "\n" if m.group(0)[1:3].lower() == "br" else "", text)
     if "&" in text:
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
-    if any(c in text for c in _QUOTES):
+    if not text.isascii() and any(c in text for c in _QUOTES):
         text = _QUOTE_RX.sub(lambda m: _QUOTES[m.group(0)], text)
     if "\\" in text:
         text = _MD_ESCAPE.sub("", text)
@@ -187,8 +199,9 @@ def _clean(text: str) -> str:
         text = _NBSP_LAYOUT.sub(" ", text)
     if "```" in text or "~~~" in text:
         text = _FENCE.sub("", text)
-    text = _drop_page_lines(text)
-    if _LONG.search(text):
+    if _page_candidate(text):
+        text = _drop_page_lines(text)
+    if _long_line(text):
         text = "\n".join(_recut(line) if len(line) >= FLAT_MIN else line for line in text.split("\n"))
     return text
 
