@@ -45,7 +45,6 @@ from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChu
                    fast_date, header_kind)
 
 _DIGITS_B = b"0123456789"
-_DEL_DIGITS = str.maketrans("", "", "0123456789")
 _RUN = lazy(r"[0-9]+")
 MAX_DIGITS = 19          # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
 MAX_TEXT = 64 << 10      # a snapshot longer than this is not learnt
@@ -54,7 +53,7 @@ MAX_SHAPES = 512         # shapes kept (the oldest go first)
 
 class Shape:
     """One learnt snapshot shape: how to match it and how to build its Snapshot."""
-    __slots__ = ("rx", "strip_b", "strip_s", "dated", "key", "lines", "prefix_lines", "size",
+    __slots__ = ("rx", "strip", "dated", "key", "lines", "prefix_lines", "size",
                  "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
                  "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
                  "by_command", "keys", "headers")
@@ -64,11 +63,9 @@ class Shape:
         m = self.rx.match(text, at, limit)
         if m is None:
             return None
-        seg = text[at:m.end()]
-        if self.strip_b is not None:
-            if not seg.isascii() or seg.encode().translate(None, _DIGITS_B) != self.strip_b:
-                return None
-        elif seg.translate(_DEL_DIGITS) != self.strip_s:
+        # UTF-8 is one-to-one and no multi-byte sequence holds an ASCII digit byte, so equal
+        # digit-free bytes are equal digit-free text (bytes.translate is C; str.translate a dict)
+        if text[at:m.end()].encode("utf-8", "surrogatepass").translate(None, _DIGITS_B) != self.strip:
             return None
         return m
 
@@ -247,9 +244,26 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             nonzero.extend(tokens)
 
     sort_out(candidates)
-    good.sort()
-    nonzero.sort()
-    if good != candidates:      # some stay literal: find the groups again without them, and check all
+    if len(good) + len(nonzero) < len(candidates):
+        # Some stay literal. The groups were found with every number replaced, so a number
+        # inside a label (`packet forwarded (0 packet fast forwarded)`) hid its line's value:
+        # each one left gets a second look with the groups found without those.
+        kept = set(good) | set(nonzero)
+        for i in candidates:
+            if i in kept:
+                continue
+            before = slots
+            slots = slots_of(run(substitute(sorted(kept | {i}), sentinels)) or {})
+            if fine([i]):
+                good.append(i)
+            elif original[i] != "0" and fine((), [i]):
+                nonzero.append(i)
+            else:
+                slots = before
+                continue
+            kept.add(i)
+        good.sort()
+        nonzero.sort()
         slots = slots_of(run(substitute(sorted(good + nonzero), sentinels)) or {})
         if not fine(good, nonzero):
             return None
@@ -278,10 +292,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
 
     shape = Shape()
     shape.rx = rx
-    if region.isascii():
-        shape.strip_b, shape.strip_s = region.encode().translate(None, _DIGITS_B), None
-    else:
-        shape.strip_b, shape.strip_s = None, region.translate(_DEL_DIGITS)
+    shape.strip = region.encode("utf-8", "surrogatepass").translate(None, _DIGITS_B)
     shape.dated = taken_at is not None
     first = _RUN.search(region, 0, 48)
     shape.key = region[:first.start() if first else 48]

@@ -486,7 +486,7 @@ class _Info:
         self.by_command, self.keys, self.headers = by_command, keys, headers
 
 
-WINDOW = 1 << 16         # candidates are looked for this far ahead at a time
+WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
 _DIGIT = re.compile(r"[0-9]")
 
 
@@ -535,6 +535,7 @@ class Splitter:
         self.shapes = shapes
         self.fresh: Optional[int] = 0 if shapes is not None else None   # try the shapes here
         self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
+        self._found: dict = {}      # finder kind -> (searched from, next candidate or None) in _win
 
     # ---------------------------------------------------------------- feeding
 
@@ -737,10 +738,17 @@ class Splitter:
                 base = pos
                 low = text[base:stop].lower()
                 self._win = (text, base, stop, low)
+                self._found = {}
+            # each finder's next candidate, remembered with where its search started: valid
+            # for any later pos up to it (a scan resumed after the shapes reuses it)
+            found = self._found
             nxt = {}
             for rx, kind in finders:
-                m = rx.search(low, pos - base)
-                nxt[kind] = m.start() + base if m else None
+                hit = found.get(kind)
+                if hit is None or hit[0] > pos or (hit[1] is not None and hit[1] < pos):
+                    m = rx.search(low, pos - base)
+                    hit = found[kind] = (pos, m.start() + base if m else None)
+                nxt[kind] = hit[1]
             while True:
                 live = [(at, kind) for kind, at in nxt.items() if at is not None]
                 if not live:
@@ -765,6 +773,7 @@ class Splitter:
                     if nxt[kind] is not None and nxt[kind] < pos:
                         m = rx.search(low, pos - base)
                         nxt[kind] = m.start() + base if m else None
+                        found[kind] = (pos, nxt[kind])
         self.pos = limit
         if not final:
             st = self.state

@@ -113,3 +113,57 @@ def test_fast_path_equals_full_path_on_damaged_dumps_once_shapes_are_known(raw, 
     run(cron_log([text], 4), None, fast=True)
     for kind, bad in mutations(text + text + text, random.Random(raw.name), 12):
         assert run(bad, None, fast=True) == run(bad, None, fast=False), kind
+
+
+def _values_log(text: str, values_per_snapshot) -> str:
+    """A dated snapshot of `text` per entry, `{n}` in it replaced by that entry's value. A
+    shape is learnt from the 2nd snapshot and matched from the 4th (the splitter is one
+    snapshot ahead of the parser)."""
+    out = []
+    for i, value in enumerate(values_per_snapshot):
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        out.append(f"{stamp}\n{text.replace('{n}', str(value))}\n")
+    return "".join(out)
+
+
+ROUTER = """Router#show ip traffic
+IP statistics:
+  Rcvd:  {n}7 total, 12 local destination
+         0 format errors, 0 checksum errors, 0 bad hop count
+  Frags: 3 reassembled, 0 timeouts, 0 couldn't reassemble
+         1 fragmented, 0 couldn't fragment
+  Bcast: 4 received, 0 sent
+  Sent:  20 generated, {n} forwarded
+"""
+
+
+@pytest.mark.parametrize("values,fast_hits", [
+    ([5, 9, 14, 15, 230, 231], 3),       # a router: forwarded > 0 throughout, matched whole
+    ([5, 9, 14, 0, 0, 7], None),          # forwarding stops, then starts again: never built from a wrong shape
+])
+def test_a_number_that_may_be_anything_but_zero(values, fast_hits, fresh_shapes):
+    log = _values_log(ROUTER, values)
+    want = run(log, None, fast=False)
+    assert run(log, None, fast=True) == want
+    assert [json.loads(s)["forwarding"] for s in want[0]] == [True if v else None for v in values]
+    if fast_hits is not None:
+        assert fresh_shapes.hits == fast_hits
+
+
+def test_a_digit_inside_a_label_does_not_hide_its_lines_value(fresh_shapes):
+    # macOS prints "N packet forwarded (M packet fast forwarded)": the label holds a number
+    text = ("ip:\n\t{n} total packets received\n\t\t3 fragments received\n"
+            "\t\t{n} packet forwarded (0 packet fast forwarded)\n\t\t5 packets reassembled ok\n")
+    log = _values_log(text, [10, 11, 12, 13, 14])
+    want = run(log, "bsd", fast=False)
+    assert run(log, "bsd", fast=True) == want
+    assert fresh_shapes.hits == 2
+
+
+def test_a_quoted_paste_is_learnt_too(fresh_shapes):
+    text = "> Ip:\n>     Forwarding: 2\n>     {n} total packets received\n>     {n} reassemblies required\n" \
+           ">     3 packets reassembled ok\n"
+    log = _values_log(text, [10, 20, 30, 40, 50])
+    want = run(log, None, fast=False)
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.hits == 2
