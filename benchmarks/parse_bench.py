@@ -198,14 +198,12 @@ def measure(label: str, path: Path, snaps: int, repeat: int = 1, files: int = 0)
 
 
 def write_files(folder: Path, count: int, dumps, seed: int = 2) -> int:
-    """`count` small dumps, one snapshot each, every OS in turn, numbers moving. Returns files."""
+    """`count` small dumps, one snapshot each, every OS in turn, counters moving. Returns files."""
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(count):
         os_name, text = dumps[i % len(dumps)]
-        step = rng.randint(1, 10_000)
-        body = NUMBER.sub(lambda m: str(int(m.group(0)) + step), text)
-        (folder / f"host{i:05d}-{os_name}.txt").write_text(body)
+        (folder / f"host{i:05d}-{os_name}.txt").write_text(body(text, rng.randint(1, 10_000)))
     return count
 
 

@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Un
 
 from .base import read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
-from .shapes import Shapes, learn, read_alone
+from .shapes import Shapes, learn, read_alone, split_alone
 from .text import DAMAGED, Chunk, line_shape, split
 
 _SHARED = {"base", "model", "text", "paste", "shapes"}
@@ -183,7 +183,6 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
     warned: set = set()
     index = 0
     shapes = SHAPES if fast else None
-    seen: dict = {}
 
     def skip(line: int, why: str) -> None:
         if skipped is not None:
@@ -205,7 +204,14 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             if forced is not None:
                 usable = shape.forced and shape.module is forced
             else:
-                usable = not shape.forced and verdicts.get(shape.sig) == (shape.module, shape.note)
+                known = verdicts.get(shape.sig)
+                if known is None and shape.ranked is not None:
+                    # the text's first snapshot of this signature: the verdict the full path
+                    # would reach from the scores the shape's numbers do not change
+                    known = _verdict(shape.ranked, last)
+                    if known == (shape.module, shape.note) and len(verdicts) < 256:
+                        verdicts[shape.sig] = known
+                usable = not shape.forced and known == (shape.module, shape.note)
             if usable:
                 said(shape.note, chunk.line)
                 last = shape.os
@@ -239,7 +245,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         last = module.META.name
         snap = snapshot(module.META, reading, chunk, source, index)
         if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
-                and shapes.wants(seen, chunk.origin, module.META.name, note, forced is not None):
+                and shapes.wants(chunk.origin, module.META.name, note, forced is not None):
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
         yield snap
         index += 1
@@ -255,9 +261,15 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
         return None if reading is None else snapshot(module.META, reading, c, snap.source, 0)
 
     shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
-                  lambda text: read_alone(text, finish))
+                  lambda text: read_alone(text, finish), _ranked_alone)
     if shape is not None:
         shapes.add(shape)
+
+
+def _ranked_alone(text: str):
+    """detect() of the one snapshot a text alone makes (None unless exactly one)."""
+    chunks = split_alone(text)
+    return None if chunks is None else detect("\n".join(chunks[0].lines))
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,

@@ -56,7 +56,7 @@ class Shape:
     __slots__ = ("rx", "strip", "dated", "key", "lines", "prefix_lines", "size",
                  "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
                  "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
-                 "by_command", "keys", "headers")
+                 "by_command", "keys", "headers", "ranked")
 
     def match(self, text: str, at: int, limit: int):
         """The match of this shape at `at` (the snapshot's first line after its date line), or None."""
@@ -96,6 +96,7 @@ class Shapes:
         self.any = False
         self.longest = 0
         self.hits = 0
+        self.seen: Dict[tuple, int] = {}    # full-path readings by shape, every text of the run
 
     def lookup(self, dated: bool, key: str) -> List[Shape]:
         return self.by_key.get((dated, key), ())
@@ -109,16 +110,17 @@ class Shapes:
         self.any = True
         self.longest = max(self.longest, shape.size)
 
-    def wants(self, seen: dict, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
+    def wants(self, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
         """True the second time a snapshot of this shape (module, digits aside) is read in full
-        in one text (`seen`: that text's counts): a shape is worth learning where it repeats, and
-        a file of one snapshot would pay for learning and never use it."""
+        in this run (any text: a directory of one-snapshot files of a host or a fleet repeats
+        shapes as a cron log does): a shape is worth learning where it repeats."""
         text = origin.text
         if len(text) > MAX_TEXT:
             return False
         if origin.first_date:       # the date line is not part of the shape (Mon or Tue, Jan or Feb)
             text = text[text.find("\n") + 1:]
         key = (module_name, note, forced, origin.first_date, text.encode("utf-8", "replace").translate(None, _DIGITS_B))
+        seen = self.seen
         n = seen.get(key, 0) + 1
         if len(seen) > 4096:
             seen.clear()
@@ -130,10 +132,13 @@ Run = Callable[[str], Optional[dict]]
 
 
 def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optional[str], snap: Snapshot,
-          module, note: Optional[str], sig, forced: bool, run: Run) -> Optional[Shape]:
+          module, note: Optional[str], sig, forced: bool, run: Run,
+          ranked_of: Optional[Callable[[str], object]] = None) -> Optional[Shape]:
     """A Shape for the snapshot `snap` read from `origin`, or None when it cannot be one.
     `run(text)` reads a text alone through the full path with this verdict (None when it does
-    not give exactly one snapshot); it is how the numbers are tested."""
+    not give exactly one snapshot); it is how the numbers are tested. `ranked_of(text)` is
+    the detection scores of a text alone: kept on the shape (`ranked`) when the numbers do
+    not change them, so a text's first snapshot of the shape needs no detection."""
     text = origin.text
     if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text):
         return None
@@ -309,6 +314,13 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
     shape.raw_slots = tuple((n, g) for w, n, g in slot_list if w == "raw")
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
+    shape.ranked = None
+    if ranked_of is not None and not forced:
+        tokens = sorted(varying)
+        ranked = ranked_of(text)
+        if ranked and all(ranked_of(substitute(tokens, values)) == ranked
+                          for values in (sentinels, {**zeros, **{i: others[i] for i in nonzero}})):
+            shape.ranked = ranked
     return shape
 
 
@@ -319,15 +331,21 @@ def _plain(snap: Snapshot) -> dict:
     return d
 
 
-def read_alone(text: str, finish: Callable) -> Optional[dict]:
-    """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
-    dict without source, index and line; None unless there is exactly one."""
+def split_alone(text: str):
+    """The chunks the splitter makes of `text` alone: a list of one, or None."""
     sp = Splitter()
     chunks = list(sp.feed(text)) + list(sp.finish())
     if len(chunks) != 1 or sp.cut or sp.long_lines:
         return None
-    snap = finish(chunks[0])
+    return chunks
+
+
+def read_alone(text: str, finish: Callable) -> Optional[dict]:
+    """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
+    dict without source, index and line; None unless there is exactly one."""
+    chunks = split_alone(text)
+    snap = None if chunks is None else finish(chunks[0])
     return None if snap is None else _plain(snap)
 
 
-__all__ = ["Shape", "Shapes", "learn", "read_alone"]
+__all__ = ["Shape", "Shapes", "learn", "read_alone", "split_alone"]
