@@ -260,8 +260,12 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
         reading = _reading(module, note, c, forced, lambda m: None, lambda n, w: None)
         return None if reading is None else snapshot(module.META, reading, c, snap.source, 0)
 
+    def ranked_of(text: Optional[str]):
+        """The scores of `text` alone; None: of this chunk (what the full path detected)."""
+        return detect_cached("\n".join(chunk.lines)) if text is None else _ranked_alone(text)
+
     shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
-                  lambda text: read_alone(text, finish), _ranked_alone)
+                  lambda text: read_alone(text, finish), ranked_of)
     if shape is not None:
         shapes.add(shape)
 

@@ -137,8 +137,9 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     """A Shape for the snapshot `snap` read from `origin`, or None when it cannot be one.
     `run(text)` reads a text alone through the full path with this verdict (None when it does
     not give exactly one snapshot); it is how the numbers are tested. `ranked_of(text)` is
-    the detection scores of a text alone: kept on the shape (`ranked`) when the numbers do
-    not change them, so a text's first snapshot of the shape needs no detection."""
+    the detection scores of a text alone (`ranked_of(None)`: of this snapshot, as the full
+    path detected it): kept on the shape (`ranked`) when the numbers do not change them, so
+    a text's first snapshot of the shape needs no detection."""
     text = origin.text
     if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text):
         return None
@@ -163,14 +164,21 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
     vary = set()
     at = 0
+    first = 0                   # runs[first:] start at or after the line's start
     for line in region.split("\n"):
         end = at + len(line)
+        while first < len(runs) and runs[first][0] < at:
+            first += 1
         low = line.lower()
         if line and not (_CAND_DATE.search(low) or _CAND_COMMAND.search(low) or header_kind(line) is not None):
             tab = line.rfind("\t")
             spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
-            mine = [r for r in runs if at <= r[0] < end and r[0] - at > tab
-                    and any(a <= r[0] and r[1] <= b for a, b in spans)]
+            here = []
+            for r in runs[first:]:
+                if r[0] >= end:
+                    break
+                here.append(r)
+            mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
             if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
                 vary.update(mine)
         at = end + 1
@@ -317,7 +325,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.ranked = None
     if ranked_of is not None and not forced:
         tokens = sorted(varying)
-        ranked = ranked_of(text)
+        ranked = ranked_of(None)
         if ranked and all(ranked_of(substitute(tokens, values)) == ranked
                           for values in (sentinels, {**zeros, **{i: others[i] for i in nonzero}})):
             shape.ranked = ranked

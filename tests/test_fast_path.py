@@ -167,3 +167,26 @@ def test_a_quoted_paste_is_learnt_too(fresh_shapes):
     want = run(log, None, fast=False)
     assert run(log, None, fast=True) == want
     assert fresh_shapes.hits == 2
+
+
+def test_one_snapshot_files_reuse_shapes_across_texts(fresh_shapes):
+    # a directory of one-snapshot dumps (a fleet's collection, a customer's folder): each file
+    # is its own text, so the first snapshot of each is matched by a shape learnt from others
+    texts = []
+    for raw, os_name in FIXTURES:
+        text = decode(raw.read_bytes())
+        if len(list(parsers.iter_parse(text, fast=False))) == 1:
+            texts.append((text, os_name))
+    assert len(texts) > 20
+    rng = random.Random(7)
+    files = []
+    for copy in range(4):
+        for text, os_name in texts:
+            step = rng.randint(1, 5000)
+            files.append((NUMBER.sub(lambda m: str(int(m.group(0)) + step), text), os_name))
+    for os_choice in ("auto", "given"):
+        fresh_shapes.__init__()
+        fast = [run(text, os_name if os_choice == "given" else None, fast=True) for text, os_name in files]
+        full = [run(text, os_name if os_choice == "given" else None, fast=False) for text, os_name in files]
+        assert fast == full
+        assert fresh_shapes.hits > len(texts)      # the 3rd and 4th copies of most were matched whole
