@@ -205,10 +205,11 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
                 usable = shape.forced and shape.module is forced
             else:
                 known = verdicts.get(shape.sig)
-                if known is None and shape.ranked is not None:
+                ranked = shape.scores() if known is None else None
+                if ranked is not None:
                     # the text's first snapshot of this signature: the verdict the full path
                     # would reach from the scores the shape's numbers do not change
-                    known = _verdict(shape.ranked, last)
+                    known = _verdict(ranked, last)
                     if known == (shape.module, shape.note) and len(verdicts) < 256:
                         verdicts[shape.sig] = known
                 usable = not shape.forced and known == (shape.module, shape.note)
@@ -260,9 +261,11 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
         reading = _reading(module, note, c, forced, lambda m: None, lambda n, w: None)
         return None if reading is None else snapshot(module.META, reading, c, snap.source, 0)
 
+    template = "\n".join(chunk.lines)
+
     def ranked_of(text: Optional[str]):
         """The scores of `text` alone; None: of this chunk (what the full path detected)."""
-        return detect_cached("\n".join(chunk.lines)) if text is None else _ranked_alone(text)
+        return detect_cached(template) if text is None else _ranked_alone(text)
 
     shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
                   lambda text: read_alone(text, finish), ranked_of)

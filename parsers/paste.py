@@ -134,9 +134,9 @@ _LONG_NL = re.compile(r"\n[^\n]{%d}" % FLAT_MIN)
 
 
 def _page_candidate(text: str) -> bool:
-    """Some "age"/"AGE" right after a p or P: where _drop_page_lines looks (substring
-    searches: a character-class regex tries every position)."""
-    return "page" in text or "Page" in text or "PAGE" in text or "pAGE" in text
+    """Some "page" in any case: where _drop_page_lines looks (one lower-cased copy and one
+    substring search cost less than a search per spelling or a character-class regex)."""
+    return "page" in text.lower()
 
 
 def _long_line(text: str) -> bool:
@@ -151,7 +151,7 @@ def inert(text: str) -> bool:
             return False
     elif _TRIGGER_CHARS.search(text):
         return False
-    if "```" in text or "~~~" in text:       # a fence (a lone ~ is a home directory in a prompt)
+    if ("`" in text and "```" in text) or ("~" in text and "~~~" in text):   # a fence (a lone ~: a home directory)
         return False
     return not _page_candidate(text) and not _long_line(text)
 

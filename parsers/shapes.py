@@ -69,6 +69,12 @@ class Shape:
             return None
         return m
 
+    def scores(self):
+        """The detection scores of this shape's texts when its numbers do not change them, else None."""
+        if callable(self.ranked):
+            self.ranked = self.ranked()
+        return self.ranked
+
     def build(self, chunk: FastChunk, source: str, index: int) -> Snapshot:
         g = chunk.groups
         v4 = v6 = None
@@ -325,10 +331,15 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.ranked = None
     if ranked_of is not None and not forced:
         tokens = sorted(varying)
-        ranked = ranked_of(None)
-        if ranked and all(ranked_of(substitute(tokens, values)) == ranked
-                          for values in (sentinels, {**zeros, **{i: others[i] for i in nonzero}})):
-            shape.ranked = ranked
+        mixed = {**zeros, **{i: others[i] for i in nonzero}}
+
+        def scores():
+            """Computed the first time a text starts with this shape (a cron log never asks)."""
+            ranked = ranked_of(None)
+            if ranked and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
+                return ranked
+            return None
+        shape.ranked = scores
     return shape
 
 
