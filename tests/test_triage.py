@@ -387,3 +387,15 @@ def test_pmtud_verdicts_carry_the_hosts_own_advice():
     linux = only(host("linux", None, None, [pmtud_checked("clears-df", 512, False, False)]), "target-clears-df")
     assert linux.severity == "warning" and "sysctl -w net.ipv4.ip_no_pmtu_disc=0" in commands(linux)
     assert only(host("linux", None, None, [pmtud_checked("honours")]), "target-honours-ptb").severity == "info"
+
+
+def test_finding_and_recommendation_dicts_hold_every_field_in_order():
+    # to_dict is written out by hand (asdict deep-copies, most of triage --json's time): a
+    # field added to either dataclass must show up in its JSON too
+    from dataclasses import asdict, fields
+    from toolkit.findings import Finding, Recommendation
+    r = Recommendation("c", "t", ["a"], "x", "w", ["cv"], {"k": {"n": 1}}, "network")
+    f = Finding("c", "t", ["e"], "low", "info", [r], {"d": [1, {"x": 2}]})
+    for obj in (r, f):
+        assert list(obj.to_dict()) == [x.name for x in fields(obj)]
+        assert obj.to_dict() == asdict(obj)

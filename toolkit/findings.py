@@ -4,7 +4,7 @@ The field names are an interface (docs/triage.md, `mssdiag triage --json`): add,
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 CONFIDENCES = ("high", "medium", "low")   # rules and the prober both use these words
@@ -23,7 +23,10 @@ class Recommendation:
     scope: str = "host"             # host | network
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # by hand: dataclasses.asdict deep-copies every value, most of triage --json's time
+        return {"code": self.code, "title": self.title, "commands": list(self.commands),
+                "applies_to": self.applies_to, "where": self.where, "caveats": list(self.caveats),
+                "impact": None if self.impact is None else dict(self.impact), "scope": self.scope}
 
 
 @dataclass
@@ -43,6 +46,6 @@ class Finding:
             raise ValueError(f"bad severity {self.severity!r}")
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["recommendations"] = [r.to_dict() for r in self.recommendations]
-        return d
+        return {"code": self.code, "title": self.title, "evidence": list(self.evidence),
+                "confidence": self.confidence, "severity": self.severity,
+                "recommendations": [r.to_dict() for r in self.recommendations], "data": dict(self.data)}
