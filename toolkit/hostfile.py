@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 from toolkit import calc, platforms
@@ -67,9 +67,9 @@ class HostFacts:
         return None if self.peer is None else self.peer == "local"
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("dumps"), d.pop("probes")
-        return d
+        # every field but the inputs (asdict would deep-copy: slow over thousands of hosts)
+        return {f.name: list(v) if isinstance(v := getattr(self, f.name), list) else v
+                for f in fields(self) if f.name not in ("dumps", "probes")}
 
     def merge(self, other: Dict[str, Any]) -> None:
         """Set every fact in `other` that is not None (flags override the file)."""
