@@ -143,6 +143,12 @@ def _long_line(text: str) -> bool:
     return text.find("\n", 0, FLAT_MIN) == -1 and len(text) >= FLAT_MIN or _LONG_NL.search(text) is not None
 
 
+def _fenced(text: str) -> bool:
+    """A Markdown fence anywhere (a lone ~ is a home directory in a prompt). The one-character
+    test first: a search for a run of one character skips one position at a time."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 def inert(text: str) -> bool:
     """True when clean() leaves `text` (whole lines) as it is, whatever surrounds it: none of
     the characters any step looks for, no page line candidate, no line of FLAT_MIN or more."""
@@ -151,7 +157,7 @@ def inert(text: str) -> bool:
             return False
     elif _TRIGGER_CHARS.search(text):
         return False
-    if ("`" in text and "```" in text) or ("~" in text and "~~~" in text):   # a fence (a lone ~: a home directory)
+    if _fenced(text):
         return False
     return not _page_candidate(text) and not _long_line(text)
 
@@ -197,7 +203,7 @@ def _clean(text: str) -> str:
         text = _MD_ESCAPE.sub("", text)
     if "\u00a0" in text or "\u202f" in text:
         text = _NBSP_LAYOUT.sub(" ", text)
-    if "```" in text or "~~~" in text:
+    if _fenced(text):
         text = _FENCE.sub("", text)
     if _page_candidate(text):
         text = _drop_page_lines(text)
