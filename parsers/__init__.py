@@ -11,7 +11,7 @@ import pkgutil
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from .base import read_chunk, snapshot
+from .base import forget_texts, read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
 from .shapes import Shapes, learn, read_alone, split_alone
 from .text import DAMAGED, Chunk, line_shape, split
@@ -34,39 +34,6 @@ def _discover() -> Dict[str, ModuleType]:
 REGISTRY: Dict[str, ModuleType] = _discover()
 
 
-class _OncePerText:
-    """`score`, computed once for the text being detected: the BSD family's score is the
-    start of five detectors (bsd, aix, ftx, hpux, tcpos), all given the same text object.
-    The text is held only until detect() is done with it."""
-
-    def __init__(self, score: Callable[[str], float]):
-        self.__wrapped__ = score
-        self.last: tuple = (None, 0.0)
-
-    def __call__(self, text: str) -> float:
-        held = self.last            # one read: another thread may replace it, never half of it
-        if held[0] is text:
-            return held[1]
-        value = self.__wrapped__(text)
-        self.last = (text, value)
-        return value
-
-    def forget(self) -> None:
-        self.last = (None, 0.0)
-
-
-def _share_family_score() -> Callable[[], None]:
-    """Install the shared BSD-family score; returns what forgets its text."""
-    from . import bsdstyle
-    score = getattr(bsdstyle, "family_score", None)
-    if score is None:
-        return lambda: None
-    if not isinstance(score, _OncePerText):
-        score = bsdstyle.family_score = _OncePerText(score)
-    return score.forget
-
-
-_FORGET = _share_family_score()
 MIN_SCORE = 0.2
 
 
@@ -84,7 +51,7 @@ def get(name: str) -> ModuleType:
 def detect(text: str) -> List[Tuple[str, float]]:
     """Every parser's score for `text`, best first (scores below MIN_SCORE left out)."""
     scores = [(name, float(module.detect(text))) for name, module in REGISTRY.items()]
-    _FORGET()
+    forget_texts()
     return sorted((s for s in scores if s[1] >= MIN_SCORE), key=lambda s: -s[1])
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from .model import ALL, Counters, LineParser, Meta, ParseError, Reading, Snapshot, to_int
 from .text import Chunk, split
@@ -144,3 +144,33 @@ def parse_text(text: str, meta: Meta, read: LineParser, source: str = "-") -> Li
     if not out:
         raise ParseError(f"no {meta.title} IP statistics found")
     return out
+
+class OncePerText:
+    """A score computed once for the text being detected (detect() gives every parser the
+    same text object): the BSD family's score starts five detectors (bsd, aix, ftx, hpux,
+    tcpos). The text is held only until detect() is done with it (forget_texts)."""
+
+    def __init__(self, score: Callable[[str], float]):
+        self.__wrapped__ = score
+        self.__doc__ = score.__doc__
+        self.last: tuple = (None, 0.0)
+        _PER_TEXT.append(self)
+
+    def __call__(self, text: str) -> float:
+        held = self.last            # one read: another thread may replace it, never half of it
+        if held[0] is text:
+            return held[1]
+        value = self.__wrapped__(text)
+        self.last = (text, value)
+        return value
+
+    def forget(self) -> None:
+        self.last = (None, 0.0)
+
+
+_PER_TEXT: List[OncePerText] = []
+
+
+def forget_texts() -> None:
+    for score in _PER_TEXT:
+        score.forget()

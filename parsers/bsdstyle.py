@@ -21,7 +21,7 @@ import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from ._regex import lazy
-from .base import COUNT_FIRST, Repeats, value_of
+from .base import COUNT_FIRST, OncePerText, Repeats, value_of
 from .model import ALL, Reading
 from .text import damaged
 
@@ -89,6 +89,7 @@ _LINUX = lazy(r"reassemblies required|fragments received ok|packet reassembl(?:e
                     r"|^[ \t>]*(?:Ip|IpExt|TcpExt|IcmpMsg):[ \t]*$|\bIpReasm|\bIp6Reasm", re.M)
 
 
+@OncePerText
 def family_score(text: str) -> float:
     """How much `text` looks like a BSD-style ip: section, 0..0.7, before any OS marker.
 

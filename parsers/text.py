@@ -504,6 +504,12 @@ def classify(raw: str, low: Optional[str] = None) -> Tuple[Optional[Stamp], bool
     is_cmd = _CAND_COMMAND.search(low) is not None
     if not (is_date or is_cmd):
         return None, False, raw
+    return _boundary(raw, is_date, is_cmd)
+
+
+def _boundary(raw: str, is_date: bool, is_cmd: bool) -> Tuple[Optional[Stamp], bool, str]:
+    """(stamp, is a command line, cleaned) for a line the candidate patterns picked as a
+    possible date (`is_date`) or command (`is_cmd`) line."""
     cleaned = clean(raw)
     stamp = parse_date_line(cleaned) if is_date and len(cleaned) < 80 else None
     if stamp is None and is_date and _DAMAGE.search(cleaned) and len(cleaned) < 80 \
@@ -787,13 +793,7 @@ class Splitter:
         raw = text[start:end].rstrip("\r")
         st = self.state
         if "date" in kinds or "cmd" in kinds:
-            cleaned = clean(raw)
-            stamp = parse_date_line(cleaned) if "date" in kinds and len(cleaned) < 80 else None
-            if stamp is None and "date" in kinds and _DAMAGE.search(cleaned) and len(cleaned) < 80 \
-                    and parse_date_line(_DAMAGE.sub(" ", cleaned)):
-                stamp = Stamp(datetime.min, False, damaged=True)   # a date line, but its date cannot be trusted
-            command = stamp is None and "cmd" in kinds and _COMMAND.search(cleaned) is not None \
-                and not cleaned.lstrip()[:1].isdigit()
+            stamp, command, cleaned = _boundary(raw, "date" in kinds, "cmd" in kinds)
             if stamp is not None or command:
                 if self._has_counters(start):
                     yield from self._close(start, start)
