@@ -3,7 +3,8 @@
 
 Inputs are built from the real dumps under fixtures/netstat/ (every OS the parsers read,
 as in parse_bench.py): host N gets one of them as its template and a cron log of 96
-snapshots, one every 15 minutes, each preceded by its `date` line, every counter moving.
+snapshots, one every 15 minutes, each preceded by its `date` line, every counter moving
+(settings stay, as parse_bench.py's counter_spans says).
 
   1. one `mssdiag audit run DIR` over the 1,000 cron logs (96,000 snapshots) on one core:
      seconds, snapshots/s, peak RSS, store size; beside `mssdiag parse DIR --format jsonl`

@@ -2,8 +2,9 @@
 """Offline parsing throughput and memory, beside `grep -c` over the same bytes.
 
 Builds three inputs from the real dumps under fixtures/netstat/ (every OS, each snapshot
-dated as a cron job would append it, every counter value moving from one snapshot to the
-next): a mixed corpus (default 256 MiB), one large cron log of one host (default 1 GiB)
+dated as a cron job would append it, every counter moving from one snapshot to the next
+while settings -- Forwarding, TTL, reassembly timeout --, prompt lines and prose stay, as
+on a real host; see counter_spans): a mixed corpus (default 256 MiB), one large cron log of one host (default 1 GiB)
 and a directory of small dumps, one snapshot a file (default 10,000 files). For each it
 runs, as separate processes:
 
