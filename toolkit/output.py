@@ -29,9 +29,72 @@ def safe(value) -> str:
 
 
 def dumps(obj, indent=None, separators=None) -> str:
-    """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e)."""
-    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e).
+
+    Byte for byte what `json.dumps(obj, ensure_ascii=False, ...)` writes (then escaped); the
+    one-line form is written by orjson when it is installed and can write `obj` the same way
+    (see `_fast`), else by the standard library."""
+    text = _fast(obj) if indent is None and separators is None else None
+    if text is None:
+        text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    return _JSON_UNSAFE.sub(_escape, text)
+
+
+def _escape(m) -> str:
+    return f"\\u{ord(m.group(0)):04x}"
+
+
+_orjson: list = []          # [dumps, options] once imported; [None, 0] when orjson is absent or turned off
+# orjson's 2-space indent writes `"key": value` like the standard library; the newlines it adds
+# are the only raw newlines in its text (a string's are escaped), so removing them and their
+# indent, with a space kept after a comma, gives the standard library's one-line form.
+_ITEM_BREAK = re.compile(b",\n *")
+_BREAK = re.compile(b"\n *")
+
+
+def _fast(obj) -> Optional[str]:
+    """`json.dumps(obj, ensure_ascii=False)`'s text written by orjson (~3x quicker), or None
+    where the two would differ: orjson refuses (ints beyond 64 bits, keys that are not
+    strings, lone surrogates, subclasses of str/int/dict/list, dataclasses, dates: the
+    standard library then writes or refuses them as before), or a float that orjson writes
+    otherwise (NaN and infinities as null, exponents below 1e-4 and from 1e16 as 1e-5, 1e16)."""
+    if not _orjson:
+        _orjson.extend(_load_orjson())
+    encode, options = _orjson
+    if encode is None or not _plain_floats(obj):
+        return None
+    try:
+        data = encode(obj, option=options)
+    except TypeError:                 # orjson.JSONEncodeError is a TypeError
+        return None
+    return _BREAK.sub(b"", _ITEM_BREAK.sub(b", ", data)).decode()
+
+
+def _load_orjson():
+    if os.environ.get("MSSDIAG_JSON") == "stdlib":     # the standard library only (tests compare the two)
+        return None, 0
+    try:
+        import orjson
+    except ImportError:
+        return None, 0
+    return orjson.dumps, (orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+                          | orjson.OPT_PASSTHROUGH_DATETIME)
+
+
+def _plain_floats(obj) -> bool:
+    """Every float in obj is 0 or finite with 1e-4 <= |x| < 1e16, where orjson and repr()
+    write the same digits."""
+    todo = [obj]
+    while todo:
+        item = todo.pop()
+        for value in (item.values() if type(item) is dict else item if type(item) in (list, tuple) else (item,)):
+            kind = type(value)
+            if kind is float:
+                if value and not 1e-4 <= abs(value) < 1e16:     # NaN fails too
+                    return False
+            elif kind is dict or kind is list or kind is tuple:
+                todo.append(value)
+    return True
 
 
 class Interrupted(Exception):
@@ -94,17 +157,43 @@ def json_array(items: Iterable[dict], out=None) -> int:
     is closed even when the run is interrupted, so what was printed is valid JSON."""
     out = out or sys.stdout
     count = 0
+    batch = _Batch(out)
     try:
         write(out, "[")      # written whole even when a signal comes (write raises after writing)
         for item in items:
-            line = (",\n" if count else "\n") + dumps(item)
+            batch.add((",\n" if count else "\n") + dumps(item))
             count += 1
-            write(out, line)
     finally:
         if sys.exc_info()[0] is not OutputClosed:
-            write(out, "\n]\n" if count else "]\n")
+            batch.add("\n]\n" if count else "]\n")
+            batch.send()
             _flush(out)
     return count
+
+
+class _Batch:
+    """Records gathered and written a few dozen at a time (one write call for many, not one
+    each); on a terminal each is written at once, as it comes. Records stay whole."""
+
+    SIZE = 64 * 1024
+
+    def __init__(self, out):
+        self.out, self.parts, self.size = out, [], 0
+        try:
+            self.live = out.isatty()
+        except (AttributeError, ValueError):
+            self.live = False
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.live or self.size >= self.SIZE:
+            self.send()
+
+    def send(self) -> None:
+        if self.parts:
+            text, self.parts, self.size = "".join(self.parts), [], 0
+            write(self.out, text)
 
 
 def _flush(out) -> None:
@@ -117,10 +206,15 @@ def _flush(out) -> None:
 def json_lines(items: Iterable[dict], out=None) -> int:
     out = out or sys.stdout
     count = 0
-    for item in items:
-        write(out, dumps(item) + "\n")
-        count += 1
-    _flush(out)
+    batch = _Batch(out)
+    try:
+        for item in items:
+            batch.add(dumps(item) + "\n")
+            count += 1
+    finally:
+        if sys.exc_info()[0] is not OutputClosed:     # what was made is written, even when interrupted
+            batch.send()
+            _flush(out)
     return count
 
 
