@@ -1,12 +1,10 @@
-"""JSON output written by orjson is byte for byte what the standard library writes
-(toolkit/output.py `dumps`): over every fixture's snapshots and diffs, over every code
-point (C1 and bidi controls still \\u escapes), and over the values where the two differ
-(floats in exponent form, NaN, big ints, keys that are not strings), which go to the
-standard library."""
+"""JSON output (toolkit/output.py `dumps`) is byte for byte what `json.dumps(obj,
+ensure_ascii=False)` then the \\u escapes of C1 and bidi controls wrote before it was made
+quicker: over every fixture's snapshots and diffs, every code point, awkward values
+(floats, NaN, big ints, keys that are not strings, subclasses) and through the CLI."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import struct
 import subprocess
@@ -21,22 +19,19 @@ import pytest
 
 from toolkit import output
 
-pytest.importorskip("orjson")
-
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
 def stdlib(obj, **kw) -> str:
-    """What `dumps` wrote before orjson: the standard library's text, then the escapes."""
+    """What `dumps` wrote before: the standard library's text, then the escapes."""
     text = json.dumps(obj, ensure_ascii=False, **kw)
     return output._JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def fast(obj):
-    """The orjson path alone (None where it declines)."""
-    text = output._fast(obj)
-    return None if text is None else output._JSON_UNSAFE.sub(output._escape, text)
+    """The one-line path, escaped whatever the text (no ASCII short cut)."""
+    return output._JSON_UNSAFE.sub(output._escape, output._one_line(obj))
 
 
 def fixture_files():
@@ -44,9 +39,9 @@ def fixture_files():
                   and p.name != "SOURCES.md") + sorted(p for p in (FIXTURES / "cases").rglob("*") if p.is_file())
 
 
-def test_orjson_is_in_use():
-    assert output._fast({"a": 1}) == '{"a": 1}'
-    assert output._orjson[0] is not None
+def test_the_one_line_path_is_in_use():
+    assert output._c_encoder is not None
+    assert output._one_line({"a": [1, None, "x"]}) == '{"a": [1, null, "x"]}'
 
 
 def test_every_fixture_snapshot_and_diff_is_the_same_text_either_way():
@@ -91,7 +86,7 @@ def test_every_code_point_is_written_and_escaped_the_same():
             == '["\\u0085\\u202e\\u2028\\u007f\\u001b\\n\\t\\"\\\\/"]')
 
 
-def test_floats_orjson_would_write_otherwise_go_to_the_standard_library():
+def test_floats_are_written_as_repr_writes_them():
     rng = random.Random(7)
     values = [0.0, -0.0, 1e-4, 9.999e-5, 1e-5, 1e15, 1e16, 9999999999999998.0, 1e22, 5e-324, 1.7976931348623157e308,
               float("nan"), float("inf"), -float("inf"), 0.1, 2.5, 100.0, 123456.789, 1 / 3]
@@ -100,8 +95,7 @@ def test_floats_orjson_would_write_otherwise_go_to_the_standard_library():
     for v in values:
         for obj in ({"rate": v, "n": 1}, [v], v):
             assert output.dumps(obj) == stdlib(obj), v
-    assert output._fast({"x": float("nan")}) is None and output._fast([1e-5]) is None
-    assert output._fast([[[1e16]]]) is None and output._fast({"a": {"b": (0.5, 1e-4)}}) is not None
+    assert output.dumps([float("nan"), 1e-5, 1e16]) == "[NaN, 1e-05, 1e+16]"
 
 
 class Colour(str, Enum):
@@ -127,10 +121,22 @@ def test_awkward_values_are_written_as_the_standard_library_writes_them(obj):
 
 @pytest.mark.parametrize("obj", [{"p": Point(1)}, {"when": datetime(2026, 1, 1)}, {"s": {1, 2}}, object()])
 def test_what_the_standard_library_refuses_is_still_refused(obj):
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError) as expected:
         json.dumps(obj)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError) as got:
         output.dumps(obj)
+    assert str(got.value) == str(expected.value)
+
+
+def test_a_circular_value_is_refused_and_leaves_nothing_behind():
+    loop = {"a": 1}
+    loop["self"] = loop
+    with pytest.raises(ValueError, match="Circular reference"):
+        output.dumps(loop)
+    with pytest.raises(TypeError):
+        output.dumps([{"x": object()}])
+    shared = [1]
+    assert output.dumps({"a": shared, "b": shared}) == '{"a": [1], "b": [1]}'     # not a loop
 
 
 def test_indented_and_compact_forms_stay_the_standard_librarys():
@@ -139,9 +145,19 @@ def test_indented_and_compact_forms_stay_the_standard_librarys():
     assert output.dumps(obj, separators=(",", ":")) == stdlib(obj, separators=(",", ":"))
 
 
-def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "toolkit", *args], cwd=ROOT, capture_output=True,
-                          env=dict(os.environ, **(env or {})), timeout=300)
+# The CLI as it wrote JSON before: json.dumps for every value, each record written alone.
+BEFORE = """
+import json, sys
+from toolkit import output
+def dumps(obj, indent=None, separators=None):
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    return output._JSON_UNSAFE.sub(lambda m: "\\\\u%04x" % ord(m.group(0)), text)
+output.dumps = dumps
+output._Batch.SIZE = 0
+sys.argv = ["mssdiag"] + sys.argv[1:]
+from toolkit.entry import main
+main()
+"""
 
 
 @pytest.mark.parametrize("args", [
@@ -150,11 +166,12 @@ def _cli(*args, env=None):
     ["diff", str(FIXTURES), "--json"],
     ["diff", str(FIXTURES / "cases"), "--format", "jsonl"],
 ])
-def test_commands_print_the_same_bytes_with_and_without_orjson(args):
-    with_orjson, without = _cli(*args), _cli(*args, env={"MSSDIAG_JSON": "stdlib"})
-    assert with_orjson.returncode == without.returncode
-    assert with_orjson.stdout == without.stdout and with_orjson.stderr == without.stderr
-    assert len(with_orjson.stdout) > 1000
+def test_commands_print_the_same_bytes_as_with_json_dumps(args):
+    now = subprocess.run([sys.executable, "-m", "toolkit", *args], cwd=ROOT, capture_output=True, timeout=300)
+    before = subprocess.run([sys.executable, "-c", BEFORE, *args], cwd=ROOT, capture_output=True, timeout=300)
+    assert now.returncode == before.returncode
+    assert now.stdout == before.stdout and now.stderr == before.stderr
+    assert len(now.stdout) > 1000
 
 
 def test_records_are_written_whole_and_in_order_in_batches(tmp_path):

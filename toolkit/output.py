@@ -31,12 +31,15 @@ def safe(value) -> str:
 def dumps(obj, indent=None, separators=None) -> str:
     """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e).
 
-    Byte for byte what `json.dumps(obj, ensure_ascii=False, ...)` writes (then escaped); the
-    one-line form is written by orjson when it is installed and can write `obj` the same way
-    (see `_fast`), else by the standard library."""
-    text = _fast(obj) if indent is None and separators is None else None
-    if text is None:
+    Byte for byte `json.dumps(obj, ensure_ascii=False, ...)` then those escapes; the one-line
+    form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
+    (see `_one_line`), and ASCII text, which holds none of those characters but DEL, is not scanned."""
+    if indent is None and separators is None and _c_encoder:
+        text = _one_line(obj)
+    else:
         text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    if text.isascii() and "\x7f" not in text:
+        return text
     return _JSON_UNSAFE.sub(_escape, text)
 
 
@@ -44,57 +47,18 @@ def _escape(m) -> str:
     return f"\\u{ord(m.group(0)):04x}"
 
 
-_orjson: list = []          # [dumps, options] once imported; [None, 0] when orjson is absent or turned off
-# orjson's 2-space indent writes `"key": value` like the standard library; the newlines it adds
-# are the only raw newlines in its text (a string's are escaped), so removing them and their
-# indent, with a space kept after a comma, gives the standard library's one-line form.
-_ITEM_BREAK = re.compile(b",\n *")
-_BREAK = re.compile(b"\n *")
+try:
+    from json.encoder import c_make_encoder as _c_encoder, encode_basestring as _basestring
+except ImportError:         # pragma: no cover (CPython has the C accelerator)
+    _c_encoder = None
+_default = json.JSONEncoder().default      # the standard library's TypeError for what JSON cannot hold
 
 
-def _fast(obj) -> Optional[str]:
-    """`json.dumps(obj, ensure_ascii=False)`'s text written by orjson (~3x quicker), or None
-    where the two would differ: orjson refuses (ints beyond 64 bits, keys that are not
-    strings, lone surrogates, subclasses of str/int/dict/list, dataclasses, dates: the
-    standard library then writes or refuses them as before), or a float that orjson writes
-    otherwise (NaN and infinities as null, exponents below 1e-4 and from 1e16 as 1e-5, 1e16)."""
-    if not _orjson:
-        _orjson.extend(_load_orjson())
-    encode, options = _orjson
-    if encode is None or not _plain_floats(obj):
-        return None
-    try:
-        data = encode(obj, option=options)
-    except TypeError:                 # orjson.JSONEncodeError is a TypeError
-        return None
-    return _BREAK.sub(b"", _ITEM_BREAK.sub(b", ", data)).decode()
-
-
-def _load_orjson():
-    if os.environ.get("MSSDIAG_JSON") == "stdlib":     # the standard library only (tests compare the two)
-        return None, 0
-    try:
-        import orjson
-    except ImportError:
-        return None, 0
-    return orjson.dumps, (orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
-                          | orjson.OPT_PASSTHROUGH_DATETIME)
-
-
-def _plain_floats(obj) -> bool:
-    """Every float in obj is 0 or finite with 1e-4 <= |x| < 1e16, where orjson and repr()
-    write the same digits."""
-    todo = [obj]
-    while todo:
-        item = todo.pop()
-        for value in (item.values() if type(item) is dict else item if type(item) in (list, tuple) else (item,)):
-            kind = type(value)
-            if kind is float:
-                if value and not 1e-4 <= abs(value) < 1e16:     # NaN fails too
-                    return False
-            elif kind is dict or kind is list or kind is tuple:
-                todo.append(value)
-    return True
+def _one_line(obj) -> str:
+    """What `json.dumps(obj, ensure_ascii=False)` returns, made by the same C encoder with the
+    same arguments, without building a JSONEncoder for each call (a third of the time for
+    a snapshot's record). A fresh `markers` each call: a circular value is still refused."""
+    return "".join(_c_encoder({}, _default, _basestring, None, ": ", ", ", False, False, True)(obj, 0))
 
 
 class Interrupted(Exception):
