@@ -127,16 +127,17 @@ AHEAD = 4                # batches handed out ahead of the output, per worker: m
 class _Workers:
     """Dumps read by worker processes, handed back in input order.
 
-    Consecutive small files go out in batches; for each file a worker returns what reading
+    Consecutive small files go out in batches (at most BATCH_FILES, fewer when there are
+    few files, so that every worker gets some); for each file a worker returns what reading
     it in this process would have given: its snapshots and error lines in the order they
-    came, and the bytes read (for a progress bar). stdin and files of BIG bytes or more are
+    came. stdin and files of BIG bytes or more are
     read here, streamed, in their turn. Each worker keeps the parsers' run-wide caches
     (learnt shapes, detection) for the files it reads. At most AHEAD batches per worker are
     out ahead of the file being printed."""
 
     def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int):
         self.batches: deque = deque()        # ([(name, bytes) of each file in the batch], pending result)
-        self.todo: deque = deque(_batches(dumps, prefer))
+        self.todo: deque = deque(_batches(dumps, prefer, max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))))
         self.os_name = os_name
         self.results: dict = {}
         self.pool = None
@@ -174,7 +175,8 @@ class _Workers:
             self.pool = None
 
 
-def _batches(dumps: List[Input], prefer: Optional[str]) -> Iterator[List[Tuple[str, Optional[str]]]]:
+def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[List[Tuple[str, Optional[str], int]]]:
+    """Runs of small files: (name, OS hint, bytes) of at most `most` files or BATCH_BYTES."""
     batch, held = [], 0
     seen = set()
     for inp in dumps:
@@ -191,7 +193,7 @@ def _batches(dumps: List[Input], prefer: Optional[str]) -> Iterator[List[Tuple[s
         seen.add(name)
         batch.append((name, _hint(inp, prefer), nbytes))
         held += nbytes
-        if len(batch) >= BATCH_FILES or held >= BATCH_BYTES:
+        if len(batch) >= most or held >= BATCH_BYTES:
             yield batch
             batch, held = [], 0
     if batch:
