@@ -144,7 +144,7 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
 
       mssdiag parse tickets/ --format jsonl > counters.jsonl
 
-      mssdiag parse collected/ --jobs 0 --format jsonl > all.jsonl   (a worker per CPU)
+      mssdiag parse collected/ --jobs 0 --format jsonl > all.jsonl
 
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
