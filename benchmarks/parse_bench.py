@@ -9,13 +9,15 @@ and a directory of small dumps, one snapshot a file (default 10,000 files). For 
 runs, as separate processes:
 
   mssdiag parse FILE --format jsonl > /dev/null      (the whole job: split, detect, parse, JSON)
+  mssdiag parse DIR --format jsonl --jobs 2          (directory only: two worker processes; CPU
+                                                      seconds are the main process's and the workers')
   python: parsers.iter_parse over the file            (library only, no output)
   python: a bare `for line in file` loop              (the floor for any Python reader)
   grep -c -i 'reassembl' FILE                         (what an engineer would run instead)
 
 and prints MiB/s (wall), MiB and snapshots (files for the directory) per CPU second (what
 a shared, loaded machine still measures fairly) and peak RSS for each, side by side; with
---repeat N, each figure is the median of N runs.
+--repeat N, each figure is the median of N runs. The load average is printed with the table.
 
   .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--files 10000]
                                              [--repeat 1] [--keep DIR]
@@ -178,10 +180,13 @@ def measure(label: str, path: Path, snaps: int, repeat: int = 1, files: int = 0)
     rows = []
     mssdiag = [str(Path(PYTHON).parent / "mssdiag"), "parse", str(path), "--format", "jsonl"]
     grep = ["grep", "-c", "-i", "-r" if path.is_dir() else "-s", "reassembl", str(path)]
-    for tool, argv in (("mssdiag parse --format jsonl", mssdiag),
-                       ("parsers.iter_parse (library)", [PYTHON, "-c", LIB, str(path)]),
-                       ("python line loop", [PYTHON, "-c", LOOP, str(path)]),
-                       ("grep -c -i reassembl", grep)):
+    tools = [("mssdiag parse --format jsonl", mssdiag)]
+    if path.is_dir():
+        tools.append(("mssdiag parse --format jsonl --jobs 2", mssdiag + ["--jobs", "2"]))
+    tools += [("parsers.iter_parse (library)", [PYTHON, "-c", LIB, str(path)]),
+              ("python line loop", [PYTHON, "-c", LOOP, str(path)]),
+              ("grep -c -i reassembl", grep)]
+    for tool, argv in tools:
         times, cpus, rsses = [], [], []
         for _ in range(repeat):
             # GNU grep stops at the first match when its output is /dev/null: give it a pipe.
@@ -246,7 +251,9 @@ def main() -> None:
     from tabulate import tabulate
     print(tabulate(rows, headers=["input", "tool", "MiB", "seconds", "MiB/s", "MiB/CPU-s", "snapshots/CPU-s", "peak RSS MiB"],
                    floatfmt=".1f"))
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one process per tool, one core each")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {load} at the end; "
+          f"one process per tool, one core each (--jobs 2: three processes)")
 
 
 if __name__ == "__main__":

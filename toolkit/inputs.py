@@ -1,13 +1,15 @@
 """Reading dump files into snapshots, one error line per bad input.
 
 Which files to read, and which host each belongs to, is the host model's business
-(toolkit/hosts.py: walk, identify, build); this module only turns files into snapshots.
+(toolkit/hosts.py: walk, identify, build); this module only turns files into snapshots,
+in one process or, for many files, with worker processes (`jobs`).
 """
 from __future__ import annotations
 
 import io
 import os
 import sys
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Tuple
 
@@ -37,52 +39,196 @@ def size(inputs: List[Input]) -> int:
     return total
 
 
+def jobs_wanted(jobs: int) -> int:
+    """--jobs: 0 is one per CPU this process may run on."""
+    if jobs > 0:
+        return jobs
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
          progress: Optional[Callable[[int], None]] = None,
-         prefer: Optional[str] = None) -> Iterator[Tuple[Snapshot, Input]]:
+         prefer: Optional[str] = None, jobs: int = 1) -> Iterator[Tuple[Snapshot, Input]]:
     """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
-    `prefer`) where the text fits it as well.
+    `prefer`) where the text fits it as well. `jobs` > 1 reads files in that many worker
+    processes: the same snapshots and error lines, in the same order (see `_Workers`).
     """
-    for inp in inputs:
-        if inp.kind != "dump":
-            continue
-        name = inp.path
-        count, explained, skipped = 0, False, []
-        try:
-            binary = sys.stdin.buffer if name == "-" else open(name, "rb")
-        except OSError as exc:
-            error(f"{name}: cannot read: {exc.strerror or exc}")
-            outcome.failed.append(name)
-            continue
-        hint = (inp.case.os if inp.case is not None else None) or prefer
-        try:
-            with binary:
-                text = open_text(_Counting(binary, progress) if progress else binary)
-                for snap in parsers.iter_parse(text, source=name, os=os_name, skipped=skipped, prefer=hint,
-                                               warn=lambda m, n=name: error(f"{n}: {m}")):
-                    count += 1
-                    yield snap, inp
-        except ParseError as exc:
-            error(f"{name}: {exc}")
-            explained = True
-        except (OSError, UnicodeError) as exc:
-            error(f"{name}: cannot read: {exc}")
-            explained = True
-        if count and skipped:
-            error(f"{name}: skipped {len(skipped)} block(s) of text that no parser reads "
-                  f"(lines {', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''})")
-        if count:
-            outcome.parsed.append(name)
-            outcome.snapshots += count
-        else:
-            if name not in outcome.failed:
+    dumps = [inp for inp in inputs if inp.kind == "dump"]
+    workers = _Workers(dumps, os_name, prefer, jobs) if jobs > 1 and len(dumps) > 1 else None
+    try:
+        for inp in dumps:
+            name = inp.path
+            count = 0
+            done = workers.result(inp) if workers else None
+            if done is None:
+                snaps = _file(name, os_name, _hint(inp, prefer), error, progress)
+            else:
+                snaps = _replay(*done, error, progress)
+            for snap in snaps:
+                count += 1
+                yield snap, inp
+            if count:
+                outcome.parsed.append(name)
+                outcome.snapshots += count
+            elif name not in outcome.failed:
                 outcome.failed.append(name)
-            if not explained:
-                hint = (f" ({len(skipped)} block(s) of text with numbers matched no parser; "
-                        f"use --os to force one)" if skipped else " (empty, or no text with numbers)")
-                error(f"{name}: no netstat IP statistics found{hint}")
+    finally:
+        if workers:
+            workers.close()
+
+
+def _hint(inp: Input, prefer: Optional[str]) -> Optional[str]:
+    return (inp.case.os if inp.case is not None else None) or prefer
+
+
+def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callable[[str], None],
+          progress: Optional[Callable[[int], None]] = None) -> Iterator[Snapshot]:
+    """The snapshots of one dump; every problem is one line on `error`, naming the file."""
+    count, explained, skipped = 0, False, []
+    try:
+        binary = sys.stdin.buffer if name == "-" else open(name, "rb")
+    except OSError as exc:
+        error(f"{name}: cannot read: {exc.strerror or exc}")
+        return
+    try:
+        with binary:
+            text = open_text(_Counting(binary, progress) if progress else binary)
+            for snap in parsers.iter_parse(text, source=name, os=os_name, skipped=skipped, prefer=hint,
+                                           warn=lambda m, n=name: error(f"{n}: {m}")):
+                count += 1
+                yield snap
+    except ParseError as exc:
+        error(f"{name}: {exc}")
+        explained = True
+    except (OSError, UnicodeError) as exc:
+        error(f"{name}: cannot read: {exc}")
+        explained = True
+    if count and skipped:
+        error(f"{name}: skipped {len(skipped)} block(s) of text that no parser reads "
+              f"(lines {', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''})")
+    if not count and not explained:
+        why = (f" ({len(skipped)} block(s) of text with numbers matched no parser; "
+               f"use --os to force one)" if skipped else " (empty, or no text with numbers)")
+        error(f"{name}: no netstat IP statistics found{why}")
+
+
+# --- worker processes -------------------------------------------------------------------------
+
+BIG = 16 * 2 ** 20       # a file this big is read in the main process, streamed: a worker would hold all its snapshots
+BATCH_FILES, BATCH_BYTES = 32, 2 * 2 ** 20      # small files go to a worker this many at a time
+AHEAD = 4                # batches handed out ahead of the output, per worker: memory stays bounded
+
+
+class _Workers:
+    """Dumps read by worker processes, handed back in input order.
+
+    Consecutive small files go out in batches (at most BATCH_FILES, fewer when there are
+    few files, so that every worker gets some); for each file a worker returns what reading
+    it in this process would have given: its snapshots and error lines in the order they
+    came. stdin and files of BIG bytes or more are
+    read here, streamed, in their turn. Each worker keeps the parsers' run-wide caches
+    (learnt shapes, detection) for the files it reads. At most AHEAD batches per worker are
+    out ahead of the file being printed."""
+
+    def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int):
+        self.batches: deque = deque()        # ([(name, bytes) of each file in the batch], pending result)
+        self.todo: deque = deque(_batches(dumps, prefer, max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))))
+        self.os_name = os_name
+        self.results: dict = {}
+        self.pool = None
+        self.window = AHEAD * jobs
+        if self.todo:
+            import multiprocessing
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self.pool = context.Pool(min(jobs, len(self.todo)), initializer=_worker_start)
+            self._send()
+
+    def _send(self) -> None:
+        while self.todo and len(self.batches) < self.window:
+            batch = self.todo.popleft()
+            self.batches.append(([(name, nbytes) for name, _, nbytes in batch],
+                                 self.pool.apply_async(_read_batch, (batch, self.os_name))))
+
+    def result(self, inp: Input):
+        """(events, bytes) a worker read of this input, or None when it is read here."""
+        name = inp.path
+        if name in self.results:
+            return self.results.pop(name)
+        if not self.batches or self.batches[0][0][0][0] != name:
+            return None
+        files, pending = self.batches.popleft()
+        for (each, nbytes), events in zip(files, pending.get()):
+            self.results[each] = (events, nbytes)
+        self._send()
+        return self.results.pop(name)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
+def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[List[Tuple[str, Optional[str], int]]]:
+    """Runs of small files: (name, OS hint, bytes) of at most `most` files or BATCH_BYTES."""
+    batch, held = [], 0
+    seen = set()
+    for inp in dumps:
+        name = inp.path
+        try:
+            nbytes = -1 if name == "-" else os.stat(name).st_size
+        except OSError:
+            nbytes = 0            # the worker writes the error line, in its turn
+        if nbytes < 0 or nbytes >= BIG or name in seen:   # a name twice: read here, each time
+            if batch:
+                yield batch
+            batch, held = [], 0
+            continue
+        seen.add(name)
+        batch.append((name, _hint(inp, prefer), nbytes))
+        held += nbytes
+        if len(batch) >= most or held >= BATCH_BYTES:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
+def _worker_start() -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the main process stops the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A forked worker holds a copy of what the main process had not yet flushed; it writes
+    # nothing itself, so its streams go nowhere (a worker's exit must never print them again).
+    sys.stdout = sys.stderr = open(os.devnull, "w")
+
+
+def _read_batch(batch, os_name: Optional[str]):
+    """In a worker: for each file, [snapshot or error line, ...] in the order they came."""
+    done = []
+    for name, hint, _ in batch:
+        events: list = []
+        for snap in _file(name, os_name, hint, events.append):
+            events.append(snap)
+        done.append(events)
+    return done
+
+
+def _replay(events, nbytes: int, error: Callable[[str], None],
+            progress: Optional[Callable[[int], None]]) -> Iterator[Snapshot]:
+    if progress and nbytes:
+        progress(nbytes)
+    for event in events:
+        if type(event) is str:
+            error(event)
+        else:
+            yield event
 
 
 class _Counting(io.RawIOBase):

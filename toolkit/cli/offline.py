@@ -20,6 +20,9 @@ OS_OPT = typer.Option(None, "--os", metavar="OS", help=OS_HELP)
 FMT_OPT = typer.Option("table", "--format", "-f", metavar="FORMAT", help="table, json (one array) or jsonl (one object a line).")
 JSON_OPT = typer.Option(False, "--json", help="Same as --format json.")
 QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")
+JOBS_OPT = typer.Option(1, "--jobs", "-j", metavar="N", help="Read files in N worker processes (0: one per CPU); "
+                        "the output is the same, in the same order. Worth it for many files; one stream or "
+                        "one big file is read on one core.")
 HOST_OPT = typer.Option(None, "--host", metavar="NAME", help="Every dump given is this host (else the host "
                         "comes from a host.toml, the prompt, or a file name like web1-0900.txt; see docs/hosts.md).")
 
@@ -29,7 +32,9 @@ def _os_help() -> str:
     return OS_HELP + ", ".join(parsers.names()) + "."
 
 
-def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
+def _check(fmt: str, as_json: bool, os_name: Optional[str], jobs: int = 1) -> str:
+    if jobs < 0:
+        raise typer.BadParameter(f"{jobs} is below 0 (0 means one per CPU)", param_hint="--jobs")
     if as_json:
         fmt = "json"
     if fmt not in FORMATS:
@@ -44,10 +49,10 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str]) -> str:
     return fmt
 
 
-def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool):
+def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool, jobs: int = 1):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
     from toolkit import hosts
-    from toolkit.inputs import read, size
+    from toolkit.inputs import jobs_wanted, read, size
     inputs, _ = hosts.walk(paths, error, outcome.failed)
     other = [i for i in inputs if i.kind != "dump"]
     if other:
@@ -56,10 +61,10 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet
               f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); mssdiag triage reads them")
     total = size(inputs)
     if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
-        yield from read(inputs, os_name, outcome, error)
+        yield from read(inputs, os_name, outcome, error, jobs=jobs_wanted(jobs))
         return
     with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-        yield from read(inputs, os_name, outcome, error, progress=bar.update)
+        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs_wanted(jobs))
 
 
 def _named(items, forced: Optional[str]) -> Iterator[Snapshot]:
@@ -118,7 +123,8 @@ def _delta_rows(d: Delta):
 
 
 def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
-          as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT, host: Optional[str] = HOST_OPT) -> None:
+          as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT, host: Optional[str] = HOST_OPT,
+          jobs: int = JOBS_OPT) -> None:
     """Read netstat -s dumps and print their IP reassembly and fragmentation counters.
 
     The OS and format are recognised from the text alone: prompts, `| grep frag`
@@ -138,20 +144,23 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
 
       mssdiag parse tickets/ --format jsonl > counters.jsonl
 
+      mssdiag parse collected/ --jobs 0 --format jsonl > all.jsonl
+
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
     """
     from toolkit.inputs import Outcome
-    fmt = _check(fmt, as_json, os_name)
+    fmt = _check(fmt, as_json, os_name, jobs)
     outcome = Outcome()
     shown: set = set()
-    emit(_named(_snapshots(paths, os_name, outcome, quiet), host), fmt, lambda s: _snapshot_rows(s, shown),
+    emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs), host), fmt, lambda s: _snapshot_rows(s, shown),
          _snapshot_headers())
     _finish(outcome)
 
 
 def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = FMT_OPT,
-         as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT, host: Optional[str] = HOST_OPT) -> None:
+         as_json: bool = JSON_OPT, quiet: bool = QUIET_OPT, host: Optional[str] = HOST_OPT,
+         jobs: int = JOBS_OPT) -> None:
     """Show how the counters grew between consecutive snapshots of each host.
 
     Give two dumps (before, after, in any order) or one file holding several snapshots.
@@ -175,7 +184,7 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
     """
     from toolkit import hosts
     from toolkit.inputs import Outcome
-    fmt = _check(fmt, as_json, os_name)
+    fmt = _check(fmt, as_json, os_name, jobs)
     outcome = Outcome()
     found: List[hosts.Host] = []
 
@@ -183,7 +192,7 @@ def diff(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = F
         # A host longer than KEEP snapshots is paired as it is read, its pairs printed at once
         # and dropped (memory stays flat); the others are ordered and paired at the end.
         model = hosts.Builder(forced=host, note=error, keep=hosts.KEEP)
-        for s, inp in _snapshots(paths, os_name, outcome, quiet):
+        for s, inp in _snapshots(paths, os_name, outcome, quiet, jobs):
             yield from model.add(s, inp.case)
         found.extend(model.finish())
         for h in found:

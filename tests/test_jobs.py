@@ -1,0 +1,133 @@
+"""`--jobs N`: dumps read in worker processes give the same output, error lines and exit
+status as one process, in the same order (toolkit/inputs.py)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+GOOD = "netstat -statistics -protocol ip\nip:\n    92  ipReasmReqds\n    46  ipReasmOKs\n"
+
+
+def mssdiag(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "toolkit", *args], cwd=ROOT, input=stdin, capture_output=True,
+                          timeout=600)
+
+
+def same(args, jobs=("2",), stdin=None):
+    one = mssdiag(*args, "--jobs", "1", stdin=stdin)
+    for n in jobs:
+        many = mssdiag(*args, "--jobs", n, stdin=stdin)
+        assert many.returncode == one.returncode, (n, many.stderr)
+        assert many.stdout == one.stdout, n
+        assert many.stderr == one.stderr, n
+    return one
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """Many files, good and bad: every fixture dump, cron logs, damaged, empty, binary, UTF-16."""
+    folder = tmp_path_factory.mktemp("mixed")
+    dumps = sorted(p for p in (FIXTURES / "netstat").rglob("*.txt"))
+    for i, p in enumerate(dumps):
+        data = p.read_bytes()
+        (folder / f"h{i:03d}-{p.parent.name}.txt").write_bytes(data)
+        (folder / f"h{i:03d}-cut.txt").write_bytes(data[: len(data) // 3])          # truncated
+        (folder / f"h{i:03d}-noise.txt").write_bytes(data[::7])                    # damaged beyond use
+    (folder / "empty.txt").write_bytes(b"")
+    (folder / "binary.bin").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(300))
+    (folder / "uptime.txt").write_bytes(b" 10:01:02 up 3 days,  2:03,  1 user,  load average: 0.00\n")
+    (folder / "ps-utf16.txt").write_bytes("\ufeff".encode("utf-16-le") + GOOD.replace("\n", "\r\n").encode("utf-16-le"))
+    linux = next(p for p in dumps if p.parent.name == "linux").read_text(errors="replace")
+    (folder / "web1-cron.log").write_text("".join(f"Sun Nov 22 10:{m:02d}:00 UTC 2026\n{linux}\n" for m in range(40)))
+    return folder
+
+
+def test_fixtures_tree_is_the_same_with_workers():
+    one = same(["parse", str(FIXTURES), "--format", "jsonl"], jobs=("2", "3", "0"))
+    assert one.stdout.count(b"\n") > 100
+    same(["parse", str(FIXTURES / "netstat"), "--json"])
+    same(["diff", str(FIXTURES), "--json"])
+
+
+def test_good_and_bad_files_same_output_errors_and_exit(mixed):
+    one = same(["parse", str(mixed), "--format", "jsonl"], jobs=("2", "4"))
+    assert one.returncode == 3
+    errors = one.stderr.decode().splitlines()
+    assert any("empty.txt: no netstat IP statistics found" in e for e in errors)
+    assert any("binary.bin" in e for e in errors)
+    assert all(e.startswith("mssdiag: ") for e in errors) and b"Traceback" not in one.stderr
+    same(["diff", str(mixed), "--format", "jsonl"])
+
+
+def test_files_given_twice_missing_ones_and_stdin_keep_their_place(mixed):
+    names = sorted(str(p) for p in mixed.iterdir())
+    args = ["parse", names[5], "-", names[0], str(mixed / "missing.txt"), names[5], names[1], names[0], "--json"]
+    one = same(args, stdin=GOOD.encode())
+    sources = [s["source"] for s in json.loads(one.stdout)]
+    assert sources.index("-") > sources.index(names[5])
+    assert "missing.txt: no such file or directory" in one.stderr.decode()
+
+
+def test_nothing_parsed_still_exits_1(mixed):
+    one = same(["parse", str(mixed / "empty.txt"), str(mixed / "binary.bin"), "--format", "jsonl"])
+    assert one.returncode == 1 and one.stdout == b""
+
+
+def test_a_negative_count_is_bad_usage():
+    run = mssdiag("parse", str(FIXTURES / "netstat"), "--jobs", "-1")
+    assert run.returncode == 2 and b"--jobs" in run.stderr
+
+
+def test_big_files_are_streamed_here_and_small_ones_batched(mixed, monkeypatch):
+    """In-process: with a small BIG, the cron log is read by the main process between the
+    workers' batches; snapshots and error lines come in the same order as with one job."""
+    from toolkit import hosts, inputs
+
+    monkeypatch.setattr(inputs, "BIG", 20_000)
+    monkeypatch.setattr(inputs, "BATCH_FILES", 3)
+
+    def run(jobs):
+        said, out = [], []
+        found, _ = hosts.walk([str(mixed)], said.append)
+        outcome = inputs.Outcome()
+        for snap, inp in inputs.read(found, None, outcome, said.append, jobs=jobs):
+            out.append((inp.path, json.dumps(snap.to_dict())))
+            said.append(len(out))
+        return out, said, outcome
+
+    one, many = run(1), run(2)
+    assert one == many
+    assert len(one[0]) > 100 and one[2].failed
+
+
+def test_an_interrupt_stops_the_workers_with_one_line(mixed):
+    p = subprocess.Popen([sys.executable, "-m", "toolkit", "parse", str(mixed), str(mixed), str(mixed), "--json",
+                          "--jobs", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    first = p.stdout.read(2000)
+    assert first.startswith(b"[")
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.decode().strip().splitlines()[-1] == "mssdiag: interrupted", err
+    assert b"Traceback" not in err
+    json.loads(first + out)           # the array is closed
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-s", str(p.pid)], capture_output=True, text=True).stdout.split()
+    assert not left, f"worker processes left behind: {left}"
+
+
+def test_one_job_does_not_load_multiprocessing():
+    code = ("import sys; sys.argv = ['mssdiag', 'parse', %r, '--json']\nfrom toolkit.entry import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('multiprocessing' in sys.modules, file=sys.stderr)") % str(FIXTURES / "netstat" / "linux")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
