@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Dict, Iterator, List, Optional, Sequence
 
-from toolkit.audit.model import COLUMNS, METRIC_COLUMN, METRICS, SCHEMA, STATE_NAMES
+from toolkit.audit.model import COLUMNS, METRICS, SCHEMA, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
 from toolkit.output import safe
@@ -27,10 +27,8 @@ CHARTED = ("reasm_reqds_per_h", "reasm_oks_per_h", "reasm_fails_per_h", "reasm_t
 SUMMED = ("reasm_reqds", "reasm_fails", "reasm_timeout", "frag_fails", "frag_creates")
 
 
-_RATE_COLS = [METRIC_COLUMN[m] for m in METRICS]
-_RATES = ", ".join([f"round({c} * 3600.0 / elapsed_s, 3) AS r{i}" for i, c in enumerate(_RATE_COLS)]
-                   + [f"{c} AS s{j}" for j, c in enumerate(SUMMED)])
-_BUSY = " OR ".join(f"round({c} * 3600.0 / elapsed_s, 3) > 0" for m, c in zip(METRICS, _RATE_COLS) if m in CHARTED)
+_RATES = ", ".join(METRICS)                     # the roll-up keeps each hour's rates (store.py ROLLUP)
+_BUSY = " OR ".join(f"{m} > 0" for m in CHARTED)
 _IDS = "(SELECT value FROM json_each(:ids))"
 
 
@@ -45,15 +43,28 @@ class _Window:
         self.args = {"since": since_t, "aligned": self.aligned, "ids": json.dumps(ids)}
         self.some = ids is not None
 
-    def hours(self, host: str = "", rows: str = "") -> str:
-        """host_id, h, intervals, snapshots, first_t, last_t, r0.. (rates), s0.. (sums) per
-        hour; `host`: one host (:hid), else all (or the chosen ones); `rows`: a further condition."""
-        cols = f"host_id, h, intervals, snapshots, first_t, last_t, {_RATES}"
-        whole = "host_id = :hid" if host else (f"host_id IN {_IDS}" if self.some else "1")
-        cut = "s.host_id = :hid" if host else (f"s.host_id IN {_IDS}" if self.some else "1")
-        q = f"SELECT {cols} FROM hourly WHERE {whole} AND h >= :aligned{f' AND ({rows})' if rows else ''}"
+    def per_host(self) -> str:
+        """Per host: snapshots, first and last, each metric's peak hour, the increases summed;
+        grouped within the roll-up along its key (no sort), then with the cut hour."""
+        agg = ", ".join(["sum(snapshots) AS n", "min(first_t) AS f", "max(last_t) AS l"]
+                        + [f"max({m}) AS r{i}" for i, m in enumerate(METRICS)]
+                        + [f"sum({c}) AS s{j}" for j, c in enumerate(SUMMED)])
+        q = f"SELECT host_id, {agg} FROM hourly WHERE {f'host_id IN {_IDS}' if self.some else '1'}" \
+            " AND h >= :aligned GROUP BY host_id"
         if self.aligned != self.since_t:
-            inner = ROLLUP.format(where=f"{cut} AND s.t >= :since AND s.t < :aligned")
+            inner = ROLLUP.format(where=f"{f's.host_id IN {_IDS}' if self.some else '1'} AND s.t >= :since"
+                                        " AND s.t < :aligned")
+            q += f" UNION ALL SELECT host_id, {agg} FROM ({inner}) GROUP BY host_id"
+        outer = ", ".join(["sum(n)", "min(f)", "max(l)"] + [f"max(r{i})" for i in range(len(METRICS))]
+                          + [f"sum(s{j})" for j in range(len(SUMMED))])
+        return f"SELECT host_id, {outer} FROM ({q}) GROUP BY host_id"
+
+    def hours(self, rows: str = "") -> str:
+        """One host's (:hid) hours: h, r0.. (rates); `rows`: a further condition."""
+        cols = f"h, {_RATES}"
+        q = f"SELECT {cols} FROM hourly WHERE host_id = :hid AND h >= :aligned{f' AND ({rows})' if rows else ''}"
+        if self.aligned != self.since_t:
+            inner = ROLLUP.format(where="s.host_id = :hid AND s.t >= :since AND s.t < :aligned")
             q += f" UNION ALL SELECT {cols} FROM ({inner}){f' WHERE ({rows})' if rows else ''}"
         return q
 
@@ -79,9 +90,7 @@ class _Collected:
         """Host i's summary with its whole per-hour series (hours with a known increase): read
         a host at a time as the report is written, so a month of a fleet is never in memory."""
         w = self.window
-        rows = self.db.execute(f"SELECT h, {', '.join(f'r{k}' for k in range(len(METRICS)))} FROM "
-                               f"({w.hours(host='x', rows='intervals > 0')}) ORDER BY h",
-                               dict(w.args, hid=self.ids[i])).fetchall()
+        rows = self.db.execute(f"{w.hours('intervals > 0')} ORDER BY h", dict(w.args, hid=self.ids[i])).fetchall()
         cols = list(zip(*rows)) if rows else [()] * (1 + len(METRICS))
         return dict(self.hosts[i], hours=list(cols[0]), series={m: list(cols[1 + k]) for k, m in enumerate(METRICS)})
 
@@ -95,9 +104,7 @@ def _collect(store: Store, since_t: float, names: Optional[Sequence[str]], detai
     w = _Window(since_t, ids)
     some = f"host_id IN {_IDS} AND " if ids is not None else ""
     n_m, n_s = len(METRICS), len(SUMMED)
-    summary = {r[0]: r[1:] for r in db.execute(
-        f"SELECT host_id, sum(snapshots), min(first_t), max(last_t), {', '.join(f'max(r{i})' for i in range(n_m))}, "
-        f"{', '.join(f'sum(s{j})' for j in range(n_s))} FROM ({w.hours()}) GROUP BY host_id", w.args)}
+    summary = {r[0]: r[1:] for r in db.execute(w.per_host(), w.args)}
     resets: Dict[int, list] = {}
     for hid, t in db.execute(f"SELECT host_id, t FROM deltas WHERE {some}kind = 'reset' AND t >= :since"
                              " ORDER BY host_id, t", w.args):
@@ -137,8 +144,7 @@ def _collect(store: Store, since_t: float, names: Optional[Sequence[str]], detai
 
 def _busy(db, w: _Window, hid: int) -> list:
     """The host's last 48 hours with fragments, oldest first (the roll-up's key read backwards)."""
-    cols = ", ".join(f"r{i}" for i in range(len(METRICS)))
-    got = db.execute(f"SELECT h, {cols} FROM ({w.hours(host='x', rows=_BUSY)}) ORDER BY h DESC LIMIT 48",
+    got = db.execute(f"{w.hours(_BUSY)} ORDER BY h DESC LIMIT 48",
                      dict(w.args, hid=hid)).fetchall()
     return [(r[0], dict(zip(METRICS, r[1:]))) for r in reversed(got)]
 
@@ -291,8 +297,9 @@ def _html(got: _Collected, since_t: float, now: float) -> Iterator[str]:
                    + (f"; resets at {e(', '.join(h['resets']))}" if h["resets"] else "") + "</p>")
         charts = []
         series = []
+        days = [(t - day0) / 86400.0 for t in h["hours"]]
         for m in CHARTED:
-            pts = [((t - day0) / 86400.0, v) for t, v in zip(h["hours"], h["series"][m]) if v is not None]
+            pts = [(x, v) for x, v in zip(days, h["series"][m]) if v is not None]
             if pts and any(v for _, v in pts):
                 series.append((m, pts))
         markers = []
