@@ -10,8 +10,8 @@ Tables (docs/audit.md shows the full schema):
   snapshots    host, OS, format, taken_at, collected_at, source, parser version, counters (JSON)
   deltas       per later snapshot: elapsed time, reset/wrap/clock kind, increases summed over
                IPv4 and IPv6 (diff's policy: toolkit/diff.py)
-  hourly       per host and hour: the snapshots counted, the deltas rolled up (what `audit
-               report` reads; schema 3, snapshot counts schema 4)
+  hourly       per host and hour: the snapshots counted, the deltas rolled up and their rates
+               (what `audit report` reads; schema 3, snapshot counts and rates schema 4)
   probes       path MTU / MSS / black hole per target over time (vantage: where it ran from)
   collections  what a fleet index said about a host: ok, failed, unreachable
   events       opened, last seen, cleared; one open event per host, type and key
