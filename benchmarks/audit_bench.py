@@ -120,8 +120,9 @@ def replicate(store: Path, days: int) -> int:
         dsel = ", ".join({"snapshot_id": f"snapshot_id + {n * k}", "prev_id": f"prev_id + {n * k}",
                           "t": f"t + {shift}"}.get(c, c) for c in dcols)
         db.execute(f"INSERT INTO deltas({', '.join(dcols)}) SELECT {dsel} FROM deltas WHERE snapshot_id <= {n}")
-        if hcols:       # the hourly roll-up (schema 2) of the copied day
-            hsel = ", ".join({"h": f"h + {shift}"}.get(c, c) for c in hcols)
+        if hcols:       # the hourly roll-up (schema 3; its snapshot times schema 4) of the copied day
+            hsel = ", ".join({"h": f"h + {shift}", "first_t": f"first_t + {shift}",
+                              "last_t": f"last_t + {shift}"}.get(c, c) for c in hcols)
             db.execute(f"INSERT INTO hourly({', '.join(hcols)}) SELECT {hsel} FROM hourly WHERE h >= {DAY0} AND h < {DAY0 + 86400}")
         db.commit()
     db.execute("UPDATE hosts SET first_t = first_t - ?", (86400 * (days - 1),))

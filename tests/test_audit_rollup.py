@@ -1,6 +1,7 @@
-"""The hourly roll-up (store schema 3): always what grouping the deltas by hour gives, after
-a run, a run that adds history in the middle, a reparse and --keep; an older store gets it
-filled on open; the report over it is what the report over the deltas was."""
+"""The hourly roll-up (store schema 3, snapshot counts schema 4): always what grouping the
+snapshots and deltas by hour gives, after a run, a run that adds history in the middle, a
+reparse and --keep; an older store gets it filled on open; the report over it is what the
+report over the deltas was."""
 import json
 import sqlite3
 from pathlib import Path
@@ -50,6 +51,8 @@ def test_rollup_follows_every_change_of_the_deltas(tmp_path):
     assert run.returncode in (0, 4), run.stderr
     assert rows(store, "SELECT count(*) FROM snapshots") == [(17,)]
     assert _rollup(store) == _grouped(store)
+    assert rows(store, "SELECT sum(snapshots), min(first_t), max(last_t) FROM hourly") == \
+        rows(store, "SELECT count(*), min(t), max(t) FROM snapshots"), "schema 4: the snapshots counted per hour"
     assert rows(store, "PRAGMA integrity_check") == [("ok",)]
 
 
@@ -68,7 +71,7 @@ def test_an_older_store_gets_its_rollup_on_open_and_reports_the_same(tmp_path):
                      " DROP INDEX events_changed_run; PRAGMA user_version = 2;")
     db.close()
     with Store(str(store)) as st:
-        assert st.schema_version() == SCHEMA_VERSION == 3
+        assert st.schema_version() == SCHEMA_VERSION == 4
     assert _rollup(store) == _grouped(store) and _rollup(store)
     after = mssdiag("audit", "report", "--store", str(store), "--since", since, "-f", "json", env=env)
     assert before.returncode == after.returncode == 0, (before.stderr, after.stderr)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import math
 import time
+from dataclasses import dataclass
 from html import escape
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
-from toolkit.audit.model import COLUMNS, METRIC_COLUMN, METRICS, SCHEMA, STATE_NAMES
+from toolkit.audit.model import COLUMNS, METRICS, SCHEMA, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
+from toolkit.output import safe
 
 FORMATS = ("table", "json", "md", "html")
 REPORT_SCHEMA = SCHEMA.replace("audit/", "audit.report/")
@@ -25,81 +27,149 @@ CHARTED = ("reasm_reqds_per_h", "reasm_oks_per_h", "reasm_fails_per_h", "reasm_t
 SUMMED = ("reasm_reqds", "reasm_fails", "reasm_timeout", "frag_fails", "frag_creates")
 
 
-def collect(store: Store, since_t: float, names: Optional[Sequence[str]], series: bool = True) -> List[dict]:
-    """Per host the window's summary; with `series`, the whole per-hour series too (JSON,
-    HTML), else only each metric's peak hour and the last 48 hours that had fragments."""
+_RATES = ", ".join(METRICS)                     # the roll-up keeps each hour's rates (store.py ROLLUP)
+_BUSY = " OR ".join(f"{m} > 0" for m in CHARTED)
+_IDS = "(SELECT value FROM json_each(:ids))"
+
+
+class _Window:
+    """The hours of the window: whole hours from the roll-up the store keeps (store.py ROLLUP),
+    and the hour that `since` cuts grouped from its snapshots and deltas, as every hour once
+    was. An hour without a delta of known increase counts snapshots but has no rates."""
+
+    def __init__(self, since_t: float, ids: Optional[List[int]]):
+        self.since_t = since_t
+        self.aligned = math.ceil(since_t / 3600) * 3600 if math.isfinite(since_t) else since_t
+        self.args = {"since": since_t, "aligned": self.aligned, "ids": json.dumps(ids)}
+        self.some = ids is not None
+
+    def per_host(self) -> str:
+        """Per host: snapshots, first and last, each metric's peak hour, the increases summed;
+        grouped within the roll-up along its key (no sort), then with the cut hour."""
+        agg = ", ".join(["sum(snapshots) AS n", "min(first_t) AS f", "max(last_t) AS l"]
+                        + [f"max({m}) AS r{i}" for i, m in enumerate(METRICS)]
+                        + [f"sum({c}) AS s{j}" for j, c in enumerate(SUMMED)])
+        q = f"SELECT host_id, {agg} FROM hourly WHERE {f'host_id IN {_IDS}' if self.some else '1'}" \
+            " AND h >= :aligned GROUP BY host_id"
+        if self.aligned != self.since_t:
+            inner = ROLLUP.format(where=f"{f's.host_id IN {_IDS}' if self.some else '1'} AND s.t >= :since"
+                                        " AND s.t < :aligned")
+            q += f" UNION ALL SELECT host_id, {agg} FROM ({inner}) GROUP BY host_id"
+        outer = ", ".join(["sum(n)", "min(f)", "max(l)"] + [f"max(r{i})" for i in range(len(METRICS))]
+                          + [f"sum(s{j})" for j in range(len(SUMMED))])
+        return f"SELECT host_id, {outer} FROM ({q}) GROUP BY host_id"
+
+    def hours(self, rows: str = "") -> str:
+        """One host's (:hid) hours: h, r0.. (rates); `rows`: a further condition."""
+        cols = f"h, {_RATES}"
+        q = f"SELECT {cols} FROM hourly WHERE host_id = :hid AND h >= :aligned{f' AND ({rows})' if rows else ''}"
+        if self.aligned != self.since_t:
+            inner = ROLLUP.format(where="s.host_id = :hid AND s.t >= :since AND s.t < :aligned")
+            q += f" UNION ALL SELECT {cols} FROM ({inner}){f' WHERE ({rows})' if rows else ''}"
+        return q
+
+
+def collect(store: Store, since_t: float, names: Optional[Sequence[str]], detail: str = "series") -> List[dict]:
+    """Per host the window's summary (the data model of every format); `detail`: "summary";
+    "busy", with the last 48 hours that had fragments (Markdown); "series", with the whole
+    per-hour series (JSON, HTML)."""
+    got = _collect(store, since_t, names, "summary" if detail == "series" else detail)
+    if detail != "series":
+        return got.hosts
+    return [got.with_series(i) for i in range(len(got.hosts))]
+
+
+@dataclass
+class _Collected:
+    hosts: List[dict]
+    ids: List[int]
+    window: _Window
+    db: object
+
+    def with_series(self, i: int) -> dict:
+        """Host i's summary with its whole per-hour series (hours with a known increase): read
+        a host at a time as the report is written, so a month of a fleet is never in memory."""
+        w = self.window
+        rows = self.db.execute(f"{w.hours('intervals > 0')} ORDER BY h", dict(w.args, hid=self.ids[i])).fetchall()
+        cols = list(zip(*rows)) if rows else [()] * (1 + len(METRICS))
+        return dict(self.hosts[i], hours=list(cols[0]), series={m: list(cols[1 + k]) for k, m in enumerate(METRICS)})
+
+
+def _collect(store: Store, since_t: float, names: Optional[Sequence[str]], detail: str) -> _Collected:
+    """Every kind read in one query for all the hosts (the roll-up, resets, events, probes,
+    findings); the busy hours one query a host, along the roll-up's key."""
     db = store.db
+    hosts = store.hosts(names)
+    ids = [hid for hid, _, _ in hosts] if names is not None else None
+    w = _Window(since_t, ids)
+    some = f"host_id IN {_IDS} AND " if ids is not None else ""
+    n_m, n_s = len(METRICS), len(SUMMED)
+    summary = {r[0]: r[1:] for r in db.execute(w.per_host(), w.args)}
+    resets: Dict[int, list] = {}
+    for hid, t in db.execute(f"SELECT host_id, t FROM deltas WHERE {some}kind = 'reset' AND t >= :since"
+                             " ORDER BY host_id, t", w.args):
+        resets.setdefault(hid, []).append(iso(t))
+    events: Dict[int, list] = {}
+    for r in db.execute(f"SELECT host_id, {EVENT_COLS} FROM events WHERE {some}(state = 'open' OR last_t >= :since"
+                        " OR coalesce(cleared_t, 0) >= :since) ORDER BY host_id, first_t, id", w.args):
+        events.setdefault(r[0], []).append(r[1:])
+    probes: Dict[int, list] = {}
+    for r in db.execute("SELECT host_id, t, vantage, target, pmtu, black_hole, mss_port, mss_synack, mss_used FROM probes"
+                        f" WHERE {some}t >= :since ORDER BY host_id, target, t", w.args):
+        probes.setdefault(r[0], []).append(
+            {"taken_at": iso(r[1]), "vantage": r[2], "target": r[3], "pmtu": r[4], "black_hole": bool(r[5]),
+             "mss": {"port": r[6], "synack": r[7], "used": r[8]}})
+    findings = dict(db.execute(
+        "SELECT host_id, findings FROM (SELECT host_id, findings, row_number() OVER (PARTITION BY host_id"
+        f" ORDER BY t DESC, id DESC) AS k FROM findings{' WHERE ' + some[:-5] if some else ''}) WHERE k = 1", w.args))
     out = []
-    cols = [METRIC_COLUMN[m] for m in METRICS]
-    # Whole hours come from the roll-up the store keeps (store.py ROLLUP); an hour that
-    # `since` cuts is grouped from its deltas, as every hour once was.
-    aligned = math.ceil(since_t / 3600) * 3600 if math.isfinite(since_t) else since_t
-    rates = ", ".join([f"round({c} * 3600.0 / elapsed_s, 3) AS r{i}" for i, c in enumerate(cols)]
-                      + [f"{c} AS s{j}" for j, c in enumerate(SUMMED)])
-    hourly = (f"SELECT h, {rates} FROM hourly WHERE host_id = :hid AND h >= :aligned")
-    if aligned != since_t:
-        hourly += (f" UNION ALL SELECT h, {rates} FROM ({ROLLUP.format(where='host_id = :hid AND t >= :since AND t < :aligned')})")
-    busy = " OR ".join(f"r{i} > 0" for i, m in enumerate(METRICS) if m in CHARTED)
-    for hid, name, os_name in store.hosts(names):
-        n, first, last = db.execute("SELECT count(*), min(t), max(t) FROM snapshots WHERE host_id = ? AND t >= ?",
-                                    (hid, since_t)).fetchone()
-        at = {"hid": hid, "since": since_t, "aligned": aligned}
-        if series:
-            rows = db.execute(f"SELECT * FROM ({hourly}) ORDER BY h", at).fetchall()
-            cols_t = list(zip(*rows)) if rows else [()] * (1 + len(METRICS) + len(SUMMED))
-            hours = list(cols_t[0])
-            by = {m: list(cols_t[1 + i]) for i, m in enumerate(METRICS)}
-            peaks = {m: max((v for v in by[m] if v is not None), default=None) for m in METRICS}
-            totals = {c: sum(v for v in cols_t[1 + len(METRICS) + j] if v is not None) for j, c in enumerate(SUMMED)}
-            recent = []
-        else:
-            hours, by = [], {}
-            n_m = len(METRICS)
-            row = db.execute(f"SELECT {', '.join(f'max(r{i})' for i in range(n_m))}, "
-                             f"{', '.join(f'sum(s{j})' for j in range(len(SUMMED)))} FROM ({hourly})",
-                             at).fetchone()
-            peaks = dict(zip(METRICS, row[:n_m]))
-            totals = {c: v or 0 for c, v in zip(SUMMED, row[n_m:])}
-            recent = [(r[0], dict(zip(METRICS, r[1:1 + n_m]))) for r in db.execute(
-                f"SELECT * FROM ({hourly}) WHERE {busy} ORDER BY h DESC LIMIT 48", at)][::-1]
-        resets = [iso(r[0]) for r in db.execute("SELECT t FROM deltas WHERE host_id = ? AND t >= ? AND kind = 'reset'"
-                                                " ORDER BY t", (hid, since_t))]
-        events = [event_dict(r, name) for r in db.execute(
-            f"SELECT {EVENT_COLS} FROM events WHERE host_id = ? AND (state = 'open' OR last_t >= ? OR"
-            " coalesce(cleared_t, 0) >= ?) ORDER BY first_t, id", (hid, since_t, since_t))]
-        probes = [{"taken_at": iso(r[0]), "vantage": r[1], "target": r[2], "pmtu": r[3], "black_hole": bool(r[4]),
-                   "mss": {"port": r[5], "synack": r[6], "used": r[7]}} for r in db.execute(
-            "SELECT t, vantage, target, pmtu, black_hole, mss_port, mss_synack, mss_used FROM probes"
-            " WHERE host_id = ? AND t >= ? ORDER BY target, t", (hid, since_t))]
-        row = db.execute("SELECT findings FROM findings WHERE host_id = ? ORDER BY t DESC, id DESC LIMIT 1",
-                         (hid,)).fetchone()
-        findings = [{"code": f.get("code"), "severity": f.get("severity"), "title": f.get("title")}
-                    for f in (json.loads(row[0]) if row else [])]
-        state = max(({"info": 0, "warning": 1, "critical": 2}.get(e["severity"], 0) for e in events
+    none = (0, None, None) + (None,) * n_m + (None,) * n_s
+    for hid, name, os_name in hosts:
+        row = summary.get(hid, none)
+        evs = [event_dict(r, name) for r in events.get(hid, ())]
+        state = max(({"info": 0, "warning": 1, "critical": 2}.get(e["severity"], 0) for e in evs
                      if e["state"] == "open"), default=0)
-        h = {"host": name, "os": os_name, "state": STATE_NAMES[state], "snapshots": n,
-             "first": iso(first), "last": iso(last), "peaks": peaks, "totals": totals, "resets": resets,
-             "events": events, "probes": probes, "findings": findings}
-        if series:
-            h["hours"], h["series"] = hours, by
-        else:
-            h["busy_hours"] = recent
+        found = json.loads(findings[hid]) if hid in findings else []
+        h = {"host": name, "os": os_name, "state": STATE_NAMES[state], "snapshots": row[0] or 0,
+             "first": iso(row[1]), "last": iso(row[2]), "peaks": dict(zip(METRICS, row[3:3 + n_m])),
+             "totals": {c: v or 0 for c, v in zip(SUMMED, row[3 + n_m:])}, "resets": resets.get(hid, []),
+             "events": evs, "probes": probes.get(hid, []),
+             "findings": [{"code": f.get("code"), "severity": f.get("severity"), "title": f.get("title")}
+                          for f in found]}
+        if detail == "busy":
+            h["busy_hours"] = _busy(db, w, hid)
         out.append(h)
-    return out
+    return _Collected(out, [hid for hid, _, _ in hosts], w, db)
 
 
-def render(store: Store, since_t: float, names: Optional[Sequence[str]], fmt: str) -> str:
-    hosts = collect(store, since_t, names, series=fmt in ("json", "html"))
+def _busy(db, w: _Window, hid: int) -> list:
+    """The host's last 48 hours with fragments, oldest first (the roll-up's key read backwards)."""
+    got = db.execute(f"{w.hours(_BUSY)} ORDER BY h DESC LIMIT 48",
+                     dict(w.args, hid=hid)).fetchall()
+    return [(r[0], dict(zip(METRICS, r[1:]))) for r in reversed(got)]
+
+
+def render(store: Store, since_t: float, names: Optional[Sequence[str]], fmt: str) -> Iterator[str]:
+    """The report in pieces, in order (JSON and HTML a host at a time)."""
+    got = _collect(store, since_t, names, "busy" if fmt == "md" else "summary")
     now = time.time()
     if fmt == "json":
-        from toolkit.audit.run import TOOL
-        return json.dumps({"schema": REPORT_SCHEMA, "tool": TOOL, "store": store.path, "since": iso(since_t),
-                           "until": iso(now), "hosts": hosts}, ensure_ascii=False) + "\n"
+        return _json(store.path, got, since_t, now)
     if fmt == "md":
-        return _markdown(hosts, since_t, now)
+        return iter([_markdown(got.hosts, since_t, now)])
     if fmt == "html":
-        return _html(hosts, since_t, now)
-    return _table(hosts, since_t, now)
+        return _html(got, since_t, now)
+    return iter([_table(got.hosts, since_t, now)])
+
+
+def _json(path: str, got: _Collected, since_t: float, now: float) -> Iterator[str]:
+    from toolkit.audit.run import TOOL
+    head = json.dumps({"schema": REPORT_SCHEMA, "tool": TOOL, "store": path, "since": iso(since_t),
+                       "until": iso(now), "hosts": []}, ensure_ascii=False)
+    yield head[:-2]                                             # ... "hosts": [
+    for i in range(len(got.hosts)):
+        yield (", " if i else "") + json.dumps(got.with_series(i), ensure_ascii=False)
+    yield "]}\n"
 
 
 def _peak(h: dict, metric: str) -> Optional[float]:
@@ -127,17 +197,35 @@ HEADERS = ["host", "state", "os", "snapshots", "last snapshot", "max reasm/h", "
            "resets", "events open/all", "path MTU"]
 
 
+EVENT_HEADERS = ["host", "event", "key", "severity", "state", "first seen", "last seen", "cleared", "count", "detail"]
+
+
 def _table(hosts: List[dict], since_t: float, now: float) -> str:
     from tabulate import tabulate
     out = [f"audit report {iso(since_t)} .. {iso(now)}, {len(hosts)} host(s)", ""]
     out.append(tabulate([["-" if v is None else v for v in r] for r in _rows(hosts)], headers=HEADERS))
-    evs = [e for h in hosts for e in h["events"]]
+    evs = [[e["host"], e["event"], e["key"] or "-", e["severity"], e["state"], e["first_seen"], e["last_seen"],
+            e["cleared_at"] or "-", e["count"], e["detail"]] for h in hosts for e in h["events"]]
     if evs:
-        out += ["", tabulate([[e["host"], e["event"], e["key"] or "-", e["severity"], e["state"], e["first_seen"],
-                               e["last_seen"], e["cleared_at"] or "-", e["count"], e["detail"]] for e in evs],
-                             headers=["host", "event", "key", "severity", "state", "first seen", "last seen",
-                                      "cleared", "count", "detail"])]
+        out += ["", _plain(evs, EVENT_HEADERS, right={EVENT_HEADERS.index("count")})]
     return "\n".join(out) + "\n"
+
+
+def _plain(rows: List[list], headers: List[str], right=frozenset()) -> str:
+    """tabulate's "simple" table with the column types given, not guessed from every cell
+    (a month of a fleet's events is tens of thousands of rows): the `right` columns aligned
+    right, the others left and shown as they are (a host named 007 stays 007), every
+    control character a visible `?` (a value never starts a forged row)."""
+    cells = [[safe("" if v is None else str(v)) for v in r] for r in rows]
+    widths = [len(h) + 2 for h in headers]
+    for r in cells:
+        for i, v in enumerate(r):
+            if len(v) > widths[i]:
+                widths[i] = len(v)
+
+    def line(r):
+        return "  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip()
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths)] + [line(r) for r in cells])
 
 
 def _md(v) -> str:
@@ -184,8 +272,10 @@ th{background:#f0f0f0} .CRITICAL,.critical{color:#b00020;font-weight:bold} .WARN
 """
 
 
-def _html(hosts: List[dict], since_t: float, now: float) -> str:
+def _html(got: _Collected, since_t: float, now: float) -> Iterator[str]:
+    """The page a host at a time: the summary table, then each host's charts from its series."""
     from toolkit.report.svg import line_chart
+    hosts = got.hosts
     e = lambda v: escape("-" if v is None else str(v))  # noqa: E731
     day0 = since_t - since_t % 86400
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -198,14 +288,18 @@ def _html(hosts: List[dict], since_t: float, now: float) -> str:
         out.append("<tr>" + "".join(f'<td class="{e(v) if i == 1 else ""}">{e(v)}</td>' for i, v in enumerate(r))
                    + "</tr>")
     out.append("</table>")
-    for h in hosts:
+    yield "\n".join(out) + "\n"
+    for i in range(len(hosts)):
+        h = got.with_series(i)
+        out = []
         out.append(f'<h2 id="{e(h["host"])}">{e(h["host"])} <span class="{e(h["state"])}">{e(h["state"])}</span></h2>')
         out.append(f'<p class="note">{e(h["os"])}; {h["snapshots"]} snapshot(s) from {e(h["first"])} to {e(h["last"])}'
                    + (f"; resets at {e(', '.join(h['resets']))}" if h["resets"] else "") + "</p>")
         charts = []
         series = []
+        days = [(t - day0) / 86400.0 for t in h["hours"]]
         for m in CHARTED:
-            pts = [((t - day0) / 86400.0, v) for t, v in zip(h["hours"], h["series"][m]) if v is not None]
+            pts = [(x, v) for x, v in zip(days, h["series"][m]) if v is not None]
             if pts and any(v for _, v in pts):
                 series.append((m, pts))
         markers = []
@@ -237,8 +331,8 @@ def _html(hosts: List[dict], since_t: float, now: float) -> str:
             out.append("<ul>" + "".join(f'<li><span class="{e(f["severity"])}">{e(f["severity"])}</span> '
                                         f'<code>{e(f["code"])}</code> {e(f["title"])}</li>' for f in h["findings"])
                        + "</ul>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+        yield "\n".join(out) + "\n"
+    yield "</body></html>\n"
 
 
 __all__ = ["FORMATS", "collect", "render", "COLUMNS"]

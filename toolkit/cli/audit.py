@@ -306,26 +306,28 @@ def report(
         except ValueError:
             raise typer.BadParameter(f"{since!r} is neither a duration (7d, 12h) nor an ISO 8601 time",
                                      param_hint="--since")
+    from toolkit.output import Interrupted, OutputClosed, write, write_atomic
     path = resolve(store)
     try:
         with Store(path, create=False) as st:
-            text = rep.render(st, since_t, host or None, fmt)
+            pieces = rep.render(st, since_t, host or None, fmt)       # written as they come: bounded memory
+            if output:
+                write_atomic(output, lambda fh: fh.writelines(pieces), 0o644)
+            else:
+                for piece in pieces:
+                    write(sys.stdout, piece)
+                sys.stdout.flush()
+    except (OutputClosed, Interrupted):
+        raise
     except StoreError as exc:
         error(str(exc))
+        raise typer.Exit(1)
+    except OSError as exc:          # reading the store raises sqlite3 errors: this is the output
+        error(f"{output or 'stdout'}: cannot write: {exc.strerror or exc}")
         raise typer.Exit(1)
     except Exception as exc:
         error(_reason(exc))
         raise typer.Exit(1)
-    if output:
-        from toolkit.output import write_atomic
-        try:
-            write_atomic(output, text, 0o644)
-        except OSError as exc:
-            error(f"{output}: cannot write: {exc.strerror or exc}")
-            raise typer.Exit(1)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
 
 
 def reparse(

@@ -82,9 +82,11 @@ def line_chart(title: str, series: List[Series], x_label: str, y_label: str, y_u
     parts.append(f'<text x="{LEFT + pw / 2:.1f}" y="{H - 8}" font-size="12" text-anchor="middle">{escape(x_label)}</text>')
     parts.append(f'<text x="14" y="{TOP + ph / 2:.1f}" font-size="12" text-anchor="middle" '
                  f'transform="rotate(-90 14 {TOP + ph / 2:.1f})">{escape(y_label)}</text>')
+    dx, dy = x1 - x0, y1 - y0
     for i, (label, pts) in enumerate(series):
         color = COLORS[i % len(COLORS)]
-        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+        # sx and sy written out: a month of hourly points is millions of them
+        path = " ".join(["%.1f,%.1f" % (LEFT + (x - x0) / dx * pw, TOP + ph - (y - y0) / dy * ph) for x, y in pts])
         parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="3" points="{path}"/>')
         for x, y in pts if len(pts) <= 12 else []:
             parts.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" fill="{color}"/>')
