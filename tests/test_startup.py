@@ -22,16 +22,14 @@ SMALL = ROOT / "fixtures" / "cases" / "demo" / "vos-host" / "netstat-stcp.txt"
 HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy", "parsers", "markdown_it", "pygments",
          "toolkit.capture.flows")      # the capture analysis: only for captures, not for sniffing a dump
 
+# the report is an atexit handler: the run's own exit (entry._finished) sees it and leaves
+# the interpreter the normal way, which runs it
 RUN = """
-import json, sys
+import atexit, json, sys
 sys.argv = ["mssdiag"] + json.loads(sys.argv[1])
+atexit.register(lambda: print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)), file=sys.stderr))
 from toolkit.entry import main
-try:
-    main()
-except SystemExit:
-    pass
-sys.stdout.flush()
-print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)), file=sys.stderr)
+main()
 """.format(heavy=HEAVY)
 
 
