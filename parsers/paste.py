@@ -44,7 +44,7 @@ _QUOTE_RX = lazy("[\u2018\u2019\u201b\u2032\u201c\u201d]")
 _NBSP_LAYOUT = lazy("(?<![0-9])[\u00a0\u202f]|[\u00a0\u202f](?![0-9])")
 _ENTITY = lazy(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,7});")
 _TAG = lazy(r"</?(?:pre|code|samp|kbd|tt|p|div|span|b|i|em|strong|font|blockquote)(?:[ \t][^<>\n]{0,200})?>"
-                  r"|<br[ \t]*/?>", re.I)
+            r"|<br[ \t]*/?>", re.I)
 # A fence marker, with the language word when nothing else follows it on the line.
 _FENCE = lazy(r"(?:```|~~~)(?:[\w+.-]{1,20}(?=[ \t]*(?:\n|$)))?")
 # PDF page header/footer lines: a line holding "page N" is tested wherever it is (found by
@@ -72,30 +72,30 @@ _CUTS = (
     (lazy(r'\{[ \t]*"'), lazy(r'(?<=[,{])(?=[ \t]*")|(?<![ \t])[ \t]+(?=\{[ \t]*")')),  # JSON (nstat -j): a key a line
     (lazy(r"-MIB::|\biso\.3\.6\.1\.|(?:^|[ \t])\.?1\.3\.6\.1\.2\."),
      lazy(r"(?<![ \t])[ \t]+(?=(?:[+/#-]{1,2}[ \t]?)?(?:[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.)|"
-                + _PROMPT + ")")),
+          + _PROMPT + ")")),
     (lazy(r"\b(?:Ip6?|Icmp6?|Tcp|Udp6?)[A-Z]\w{0,40}[ \t]+[0-9]"),
      lazy(r"(?<![ \t])[ \t]+(?=#kernel|(?:Ip|Ip6|IpExt|Icmp|Icmp6|IcmpMsg|Tcp|TcpExt|Udp|Udp6|UdpLite|UdpLite6"
-                r"|MPTcpExt|Sctp)[A-Z]\w{0,40}[ \t]+[0-9]|" + _PROMPT + ")")),
+          r"|MPTcpExt|Sctp)[A-Z]\w{0,40}[ \t]+[0-9]|" + _PROMPT + ")")),
     (lazy(r"Reassembling:|Received packets:|Sent packets:"),
      lazy(r"(?<![ \t])[ \t]+(?=(?:Input|Output|Fragment|Reassembling|Sent packets|Received packets|Extension header"
-                r"|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol):|" + _PROMPT + ")")),
+          r"|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol):|" + _PROMPT + ")")),
     (lazy(r"MIB-II IP"),                                               # netsh show ipstats
      lazy(r"(?<=[0-9])[ \t]+(?=[^\x00-\x7f]|[A-Z])|(?<=\u6709\u52b9|\u7121\u52b9)[ \t]+|(?:(?<=Enabled)|(?<=Disabled))[ \t]+|(?<=--)[ \t]+"
-                r"|(?<![ \t])[ \t]+(?=MIB-II|-{4}|" + _PROMPT + ")")),
+          r"|(?<![ \t])[ \t]+(?=MIB-II|-{4}|" + _PROMPT + ")")),
     (lazy(r"IP Statistics and Errors"),                                 # Omni Switch/Router `ips`
      lazy(r"(?<=[0-9%])[ \t]+(?=[A-Z])|(?<![ \t])[ \t]+(?=IP Statistics and Errors|" + _PROMPT + ")")),
     (lazy(r"\S[ \t]*=[ \t]*[0-9]"),
      lazy(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?:(?<=Datagrams received)|(?<=Datagrams sent))[ \t]+"
-                r"|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
-                r"(?: Statistics\b|-Statistik\b)|" + _PROMPT + ")")),
+          r"|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
+          r"(?: Statistics\b|-Statistik\b)|" + _PROMPT + ")")),
     (lazy(r"\b(?:Rcvd|Frags|Sent):"),
      lazy(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
-                r"|Opts|Reinj|Port):|" + _PROMPT + ")")),
+          r"|Opts|Reinj|Port):|" + _PROMPT + ")")),
     (lazy(r"[0-9] [a-z]"),
      # net-tools 2.x opens Ip: with "Forwarding: 2": the cut goes after its value, not its colon
      lazy(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)(?<!Forwarding:)[ \t]+(?=[0-9])"
-                r"|(?<=Forwarding: [0-9])[ \t]+(?=[0-9])"
-                r"|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|" + _PROMPT + ")")),
+          r"|(?<=Forwarding: [0-9])[ \t]+(?=[0-9])"
+          r"|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|" + _PROMPT + ")")),
 )
 _COUNTERS = lazy(r"[0-9]")
 
