@@ -6,7 +6,8 @@ It also keeps the interpreter's own bookkeeping off a run's clock (docs/architec
 the collector would walk them again and again for nothing), and no interpreter
 teardown after the command has finished and its output is flushed, when nothing is
 left that teardown could still run (no other thread, no atexit handler). Together
-these are ~15 ms of every run and ~40 ms of a probe (issue 10).
+these are ~10 ms of a quiet run and ~20 ms of a probe, more on a loaded machine (issue 10;
+docs/benchmarks.md).
 """
 from __future__ import annotations
 
