@@ -42,7 +42,9 @@ def _finished(code) -> None:
     import atexit
 
     pending = getattr(atexit, "_ncallbacks", None)           # CPython's; elsewhere: the normal exit
-    if not (code is None or isinstance(code, int)) or pending is None or pending() or _thread._count():
+    threads = getattr(_thread, "_count", None)
+    if not (code is None or isinstance(code, int)) or pending is None or threads is None \
+            or pending() or threads():
         return
     try:
         for stream in (sys.stdout, sys.stderr):
