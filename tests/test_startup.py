@@ -20,18 +20,17 @@ from parsers._regex import LazyPattern, lazy
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "fixtures" / "cases" / "demo" / "vos-host" / "netstat-stcp.txt"
 HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy", "parsers", "markdown_it", "pygments",
-         "toolkit.capture.flows")      # the capture analysis: only for captures, not for sniffing a dump
+         "toolkit.capture.flows",      # the capture analysis: only for captures, not for sniffing a dump
+         "tomllib")                    # only to read a host file
 
+# the report is an atexit handler: the run's own exit (entry._finished) sees it and leaves
+# the interpreter the normal way, which runs it
 RUN = """
-import json, sys
+import atexit, json, sys
 sys.argv = ["mssdiag"] + json.loads(sys.argv[1])
+atexit.register(lambda: print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)), file=sys.stderr))
 from toolkit.entry import main
-try:
-    main()
-except SystemExit:
-    pass
-sys.stdout.flush()
-print(json.dumps(sorted(m for m in {heavy} if m in sys.modules)), file=sys.stderr)
+main()
 """.format(heavy=HEAVY)
 
 
@@ -46,9 +45,9 @@ def imported(args, env=None):
     (["--version"], set()),
     (["calc", "mss", "--mtu", "1500", "--json"], set()),
     (["calc", "bdp", "--bandwidth", "10G", "--rtt", "20ms", "--json"], set()),
-    (["calc", "mss", "--mtu", "1500"], {"tabulate", "importlib.metadata"}),          # the table
+    (["calc", "mss", "--mtu", "1500"], {"tabulate"}),          # the table (tabulate < 0.10: no importlib.metadata)
     (["parse", str(SMALL), "--json"], {"parsers"}),
-    (["parse", str(SMALL)], {"parsers", "tabulate", "importlib.metadata"}),
+    (["parse", str(SMALL)], {"parsers", "tabulate"}),
     (["probe", "--help"], {"rich", "markdown_it", "pygments"}),                      # help is rendered
 ])
 def test_a_run_imports_only_what_it_uses(args, allowed):
@@ -162,7 +161,7 @@ def test_parser_modules_compile_nothing_at_import():
             "real = re.compile\n"
             "def spy(p, flags=0):\n"
             "    name = sys._getframe(1).f_globals.get('__name__', '')\n"
-            "    if name.startswith('parsers.') and name.split('.')[1] not in ('text', 'paste', 'base'):\n"
+            "    if name.startswith('parsers.') and name.split('.')[1] not in ('text', 'base'):\n"
             "        seen.append(name)\n"
             "    return real(p, flags)\n"
             "re.compile = spy\n"
@@ -171,3 +170,47 @@ def test_parser_modules_compile_nothing_at_import():
     done = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", f"parser modules compiling patterns at import: {done.stdout}"
+
+
+EXIT = """
+import atexit, gc, os, sys, threading, time
+sys.argv = ["mssdiag"] + sys.argv[2:]
+
+
+how = os.environ["HOW"]
+if how == "atexit":
+    atexit.register(lambda: os.write(2, f"atexit ran, gc on {gc.isenabled()}, frozen {gc.get_freeze_count() > 0}\\n".encode()))
+elif how == "thread":
+    def outlive():              # alive until the main thread has finished, however long the command takes
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        os.write(2, b"thread finished\\n")
+    threading.Thread(target=outlive).start()
+from toolkit.entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize("how", ["plain", "atexit", "thread"])
+@pytest.mark.parametrize("args, code", [(["calc", "mss", "--mtu", "1500", "--json"], 0),
+                                        (["calc", "mss", "--mtu", "x"], 2),
+                                        (["parse", str(ROOT / "no-such-dump.txt"), "--json"], 1)])
+def test_a_finished_run_skips_teardown_only_when_nothing_needs_it(how, args, code):
+    """After the command, entry ends the process at once (no module teardown, no garbage
+    collection) with the command's output flushed and its exit status; with an atexit
+    handler or another thread alive it leaves the normal way, which runs the one and
+    waits for the other."""
+    # -v: the interpreter's teardown says what it clears ("# cleanup[2] removing ...")
+    done = subprocess.run([sys.executable, "-v", "-c", EXIT, "x", *args], cwd=str(ROOT), capture_output=True, text=True,
+                          env=dict(os.environ, HOW=how), timeout=120)
+    assert done.returncode == code, done.stderr
+    if code == 0:
+        assert json.loads(done.stdout)["mss"] == 1460
+    else:
+        assert any(line.startswith("mssdiag: ") for line in done.stderr.splitlines()), done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+    assert ("# cleanup[" in done.stderr) == (how != "plain"), done.stderr[-2000:]
+    if how == "atexit":
+        assert "atexit ran, gc on True, frozen True" in done.stderr
+    if how == "thread":
+        assert "thread finished" in done.stderr

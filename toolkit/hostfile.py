@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tomllib
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
@@ -175,6 +174,8 @@ def _facts(where: str, table: Dict[str, Any], name: str, base: str, default_file
 def load(path: str) -> List[HostFacts]:
     """Every host a facts file describes; HostFileError (one line naming the file and why)
     for anything else: too big, not UTF-8 TOML, nested too deep, values out of range."""
+    import tomllib           # here, not at the top: every parse imports this module, few read a host file
+
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_SIZE + 1)

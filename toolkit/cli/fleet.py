@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import time
 from typing import Dict, List, Optional
 
@@ -84,6 +83,7 @@ def _folder(keep: Optional[str], when: Optional[float]) -> str:
             error(f"{keep}: cannot create a directory in it: {exc.strerror or exc}")
             raise typer.Exit(1)
         return folder
+    import tempfile           # here, not at the top: every mssdiag run loads this module
     return tempfile.mkdtemp(prefix="mssdiag-fleet-")
 
 
@@ -284,6 +284,7 @@ def probe(
     if venv:
         extra["mssdiag_venv"] = venv
     folder = _folder(keep, when)
+    import tempfile
     build = tempfile.mkdtemp(prefix="mssdiag-wheel-")
     try:
         if not no_install:

@@ -11,6 +11,7 @@ kernel tells us the original segment size of packets that GRO merged on receive,
 """
 from __future__ import annotations
 
+import array
 import socket
 import struct
 from typing import Callable, Dict, Tuple
@@ -72,13 +73,14 @@ class Capture:
     def __init__(self) -> None:
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
         try:
-            import ctypes
-            prog = ctypes.create_string_buffer(_FILTER)
-            fprog = struct.pack("HL", len(_FILTER) // 8, ctypes.addressof(prog))
+            # struct sock_fprog points at the program: an array's buffer has a fixed address
+            # (and array, unlike ctypes, is already loaded: socket imports it)
+            prog = array.array("B", _FILTER)
+            fprog = struct.pack("HL", len(_FILTER) // 8, prog.buffer_info()[0])
             self.sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER, fprog)
             self._prog = prog                     # the kernel copied it; keep it anyway
             self.filtered = True
-        except (OSError, ImportError):
+        except OSError:
             self.filtered = False
         self.vnet = True
         try:
