@@ -147,12 +147,14 @@ def write_corpus(path: Path, size: int, dumps, seed: int = 1) -> int:
 def run(argv, stdout=subprocess.DEVNULL):
     """Wall seconds, CPU seconds, peak RSS (MiB), exit code and stderr of one command."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
-    if stdout == subprocess.PIPE:
-        proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    err = proc.stderr.read().decode(errors="replace")
+    with tempfile.TemporaryFile() as errors:      # a file, not a pipe: a full pipe would stall the tool
+        proc = subprocess.Popen(argv, stdout=stdout, stderr=errors)
+        if stdout == subprocess.PIPE:
+            proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        errors.seek(0)
+        err = errors.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code, err
 
