@@ -11,7 +11,7 @@ import os
 import sys
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, List, Optional, Tuple
+from typing import IO, Callable, Iterator, List, Optional, Tuple
 
 import parsers
 from parsers.model import ParseError, Snapshot
@@ -51,12 +51,14 @@ def jobs_wanted(jobs: int) -> int:
 
 def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
          progress: Optional[Callable[[int], None]] = None,
-         prefer: Optional[str] = None, jobs: int = 1) -> Iterator[Tuple[Snapshot, Input]]:
+         prefer: Optional[str] = None, jobs: int = 1,
+         stdin: Optional[IO[bytes]] = None) -> Iterator[Tuple[Snapshot, Input]]:
     """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
     `prefer`) where the text fits it as well. `jobs` > 1 reads files in that many worker
     processes: the same snapshots and error lines, in the same order (see `_Workers`).
+    The input `-` is `stdin` (the process's standard input when None).
     """
     dumps = [inp for inp in inputs if inp.kind == "dump"]
     workers = _Workers(dumps, os_name, prefer, jobs) if jobs > 1 and len(dumps) > 1 else None
@@ -66,7 +68,7 @@ def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: C
             count = 0
             done = workers.result(inp) if workers else None
             if done is None:
-                snaps = _file(name, os_name, _hint(inp, prefer), error, progress)
+                snaps = _file(name, os_name, _hint(inp, prefer), error, progress, stdin)
             else:
                 snaps = _replay(*done, error, progress)
             for snap in snaps:
@@ -87,11 +89,12 @@ def _hint(inp: Input, prefer: Optional[str]) -> Optional[str]:
 
 
 def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callable[[str], None],
-          progress: Optional[Callable[[int], None]] = None) -> Iterator[Snapshot]:
+          progress: Optional[Callable[[int], None]] = None,
+          stdin: Optional[IO[bytes]] = None) -> Iterator[Snapshot]:
     """The snapshots of one dump; every problem is one line on `error`, naming the file."""
     count, explained, skipped = 0, False, []
     try:
-        binary = sys.stdin.buffer if name == "-" else open(name, "rb")
+        binary = (stdin or sys.stdin.buffer) if name == "-" else open(name, "rb")
     except OSError as exc:
         error(f"{name}: cannot read: {exc.strerror or exc}")
         return

@@ -36,10 +36,10 @@ from parsers.model import Snapshot
 from parsers.text import open_text
 from toolkit import hosts as model
 from toolkit.audit.store import epoch, iso
+from toolkit.fleet import INDEX
 from toolkit.hostfile import HostFacts
 from toolkit.inputs import Outcome, read
 
-INDEX = "index.jsonl"
 STATUSES = ("ok", "failed", "unreachable")
 
 # `<host>--<UTC time>`: 20261122T030600Z, 2026-11-22T03:06:00Z, 2026-11-22T0306Z ...
@@ -177,6 +177,7 @@ class Texts:
     snapshots come from its own files), so memory stays bounded by the largest file."""
 
     def __init__(self, stdin: Optional[bytes] = None):
+        self.stdin_bytes = stdin      # what `-` was: read() reads it again from these bytes
         self._stdin = open_text(io.BytesIO(stdin)).read() if stdin is not None else None
         self._path: Optional[str] = None
         self._text = ""
@@ -218,19 +219,14 @@ def _spans(inputs, outcome: Outcome, error: Callable[[str], None], texts: Texts)
         for (snap, _), a, b in zip(items, starts, ends):
             yield snap, inp, (a, min(b, len(text)))
 
-    saved = sys.stdin
-    if texts._stdin is not None:
-        sys.stdin = io.TextIOWrapper(io.BytesIO(texts._stdin.encode("utf-8")))
-    try:
-        for snap, inp in read(inputs, None, outcome, error):
-            if pending and pending[-1][1] is not inp:
-                yield from attach(pending)
-                pending = []
-            pending.append((snap, inp))
-        if pending:
+    stdin = io.BytesIO(texts.stdin_bytes) if texts.stdin_bytes is not None else None
+    for snap, inp in read(inputs, None, outcome, error, stdin=stdin):
+        if pending and pending[-1][1] is not inp:
             yield from attach(pending)
-    finally:
-        sys.stdin = saved
+            pending = []
+        pending.append((snap, inp))
+    if pending:
+        yield from attach(pending)
 
 
 def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[str] = None,

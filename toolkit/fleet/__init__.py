@@ -18,3 +18,4 @@ CALLBACKS = os.path.join(CONTENT, "callback_plugins")
 CALLBACK = "mssdiag_fleet"
 ENV_DIR = "MSSDIAG_FLEET_DIR"        # where the callback writes
 ENV_TIME = "MSSDIAG_FLEET_TIME"      # stamp every file with this UTC time instead of the clock
+INDEX = "index.jsonl"                # the callback's line per host and run, beside the dumps

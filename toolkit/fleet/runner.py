@@ -20,9 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
-from toolkit.fleet import ENV_DIR, ENV_TIME
-
-INDEX = "index.jsonl"
+from toolkit.fleet import ENV_DIR, ENV_TIME, INDEX
 LOG = ".ansible.log"
 POLL_S = 0.2
 
