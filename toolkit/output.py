@@ -112,8 +112,11 @@ def write(out, text: str) -> None:
 
 
 def error(message: str) -> None:
-    """One line on stderr; never a traceback."""
-    print(f"mssdiag: {safe(message)}", file=sys.stderr, flush=True)
+    """One line on stderr; never a traceback. One write, newline included: print() writes
+    the line and its newline apart, and an interrupt between them glued the line to the
+    next one ("...unknownmssdiag: interrupted")."""
+    sys.stderr.write(f"mssdiag: {safe(message)}\n")
+    sys.stderr.flush()
 
 
 def json_array(items: Iterable[dict], out=None) -> int:
