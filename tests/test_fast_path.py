@@ -190,3 +190,24 @@ def test_one_snapshot_files_reuse_shapes_across_texts(fresh_shapes):
         full = [run(text, os_name if os_choice == "given" else None, fast=False) for text, os_name in files]
         assert fast == full
         assert fresh_shapes.hits > len(texts)      # the 3rd and 4th copies of most were matched whole
+
+
+def test_files_as_customers_send_them_with_shapes_learnt_from_other_files(fresh_shapes):
+    # shapes learnt from clean files of a folder meet, in later files, a grep excerpt, two
+    # pastes back to back and damaged copies (cut mid-line, NUL, CRLF, prose...): each file's
+    # first snapshot may be matched whole, so every one must read as the full path reads it
+    from test_hostile import mutations
+    rng = random.Random(3)
+    files = []
+    for raw, _ in FIXTURES:
+        text = decode(raw.read_bytes())
+        for _ in range(3):
+            step = rng.randint(1, 999)
+            files.append(NUMBER.sub(lambda m: str(int(m.group(0)) + step), text))
+        moved = NUMBER.sub(lambda m: str(int(m.group(0)) + 7), text)
+        files.append("\n".join(line for line in moved.split("\n") if re.search("frag|reass", line, re.I)))
+        files.append(moved + "\n" + moved)
+        files.extend(bad for _, bad in mutations(moved, random.Random(len(text)), 6))
+    for text in files:
+        assert run(text, None, fast=True) == run(text, None, fast=False)
+    assert fresh_shapes.hits > 100
