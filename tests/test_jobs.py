@@ -3,7 +3,6 @@ status as one process, in the same order (toolkit/inputs.py)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Dict, Iterator, List, Optional, Sequence
 
-from toolkit.audit.model import COLUMNS, METRICS, SCHEMA, STATE_NAMES
+from toolkit.audit.model import COLUMNS, METRICS, OK, SCHEMA, SEVERITIES, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
 from toolkit.output import safe
@@ -43,17 +43,19 @@ class _Window:
         self.args = {"since": since_t, "aligned": self.aligned, "ids": json.dumps(ids)}
         self.some = ids is not None
 
+    def only(self, column: str = "host_id") -> str:
+        """The condition that keeps the chosen hosts (every host: always true)."""
+        return f"{column} IN {_IDS}" if self.some else "1"
+
     def per_host(self) -> str:
         """Per host: snapshots, first and last, each metric's peak hour, the increases summed;
         grouped within the roll-up along its key (no sort), then with the cut hour."""
         agg = ", ".join(["sum(snapshots) AS n", "min(first_t) AS f", "max(last_t) AS l"]
                         + [f"max({m}) AS r{i}" for i, m in enumerate(METRICS)]
                         + [f"sum({c}) AS s{j}" for j, c in enumerate(SUMMED)])
-        q = f"SELECT host_id, {agg} FROM hourly WHERE {f'host_id IN {_IDS}' if self.some else '1'}" \
-            " AND h >= :aligned GROUP BY host_id"
+        q = f"SELECT host_id, {agg} FROM hourly WHERE {self.only()} AND h >= :aligned GROUP BY host_id"
         if self.aligned != self.since_t:
-            inner = ROLLUP.format(where=f"{f's.host_id IN {_IDS}' if self.some else '1'} AND s.t >= :since"
-                                        " AND s.t < :aligned")
+            inner = ROLLUP.format(where=f"{self.only('s.host_id')} AND s.t >= :since AND s.t < :aligned")
             q += f" UNION ALL SELECT host_id, {agg} FROM ({inner}) GROUP BY host_id"
         outer = ", ".join(["sum(n)", "min(f)", "max(l)"] + [f"max(r{i})" for i in range(len(METRICS))]
                           + [f"sum(s{j})" for j in range(len(SUMMED))])
@@ -67,16 +69,6 @@ class _Window:
             inner = ROLLUP.format(where="s.host_id = :hid AND s.t >= :since AND s.t < :aligned")
             q += f" UNION ALL SELECT {cols} FROM ({inner}){f' WHERE ({rows})' if rows else ''}"
         return q
-
-
-def collect(store: Store, since_t: float, names: Optional[Sequence[str]], detail: str = "series") -> List[dict]:
-    """Per host the window's summary (the data model of every format); `detail`: "summary";
-    "busy", with the last 48 hours that had fragments (Markdown); "series", with the whole
-    per-hour series (JSON, HTML)."""
-    got = _collect(store, since_t, names, "summary" if detail == "series" else detail)
-    if detail != "series":
-        return got.hosts
-    return [got.with_series(i) for i in range(len(got.hosts))]
 
 
 @dataclass
@@ -102,33 +94,31 @@ def _collect(store: Store, since_t: float, names: Optional[Sequence[str]], detai
     hosts = store.hosts(names)
     ids = [hid for hid, _, _ in hosts] if names is not None else None
     w = _Window(since_t, ids)
-    some = f"host_id IN {_IDS} AND " if ids is not None else ""
     n_m, n_s = len(METRICS), len(SUMMED)
     summary = {r[0]: r[1:] for r in db.execute(w.per_host(), w.args)}
     resets: Dict[int, list] = {}
-    for hid, t in db.execute(f"SELECT host_id, t FROM deltas WHERE {some}kind = 'reset' AND t >= :since"
+    for hid, t in db.execute(f"SELECT host_id, t FROM deltas WHERE {w.only()} AND kind = 'reset' AND t >= :since"
                              " ORDER BY host_id, t", w.args):
         resets.setdefault(hid, []).append(iso(t))
     events: Dict[int, list] = {}
-    for r in db.execute(f"SELECT host_id, {EVENT_COLS} FROM events WHERE {some}(state = 'open' OR last_t >= :since"
+    for r in db.execute(f"SELECT host_id, {EVENT_COLS} FROM events WHERE {w.only()} AND (state = 'open' OR last_t >= :since"
                         " OR coalesce(cleared_t, 0) >= :since) ORDER BY host_id, first_t, id", w.args):
         events.setdefault(r[0], []).append(r[1:])
     probes: Dict[int, list] = {}
     for r in db.execute("SELECT host_id, t, vantage, target, pmtu, black_hole, mss_port, mss_synack, mss_used FROM probes"
-                        f" WHERE {some}t >= :since ORDER BY host_id, target, t", w.args):
+                        f" WHERE {w.only()} AND t >= :since ORDER BY host_id, target, t", w.args):
         probes.setdefault(r[0], []).append(
             {"taken_at": iso(r[1]), "vantage": r[2], "target": r[3], "pmtu": r[4], "black_hole": bool(r[5]),
              "mss": {"port": r[6], "synack": r[7], "used": r[8]}})
     findings = dict(db.execute(
         "SELECT host_id, findings FROM (SELECT host_id, findings, row_number() OVER (PARTITION BY host_id"
-        f" ORDER BY t DESC, id DESC) AS k FROM findings{' WHERE ' + some[:-5] if some else ''}) WHERE k = 1", w.args))
+        f" ORDER BY t DESC, id DESC) AS k FROM findings WHERE {w.only()}) WHERE k = 1", w.args))
     out = []
     none = (0, None, None) + (None,) * n_m + (None,) * n_s
     for hid, name, os_name in hosts:
         row = summary.get(hid, none)
         evs = [event_dict(r, name) for r in events.get(hid, ())]
-        state = max(({"info": 0, "warning": 1, "critical": 2}.get(e["severity"], 0) for e in evs
-                     if e["state"] == "open"), default=0)
+        state = max((SEVERITIES.get(e["severity"], OK) for e in evs if e["state"] == "open"), default=OK)
         found = json.loads(findings[hid]) if hid in findings else []
         h = {"host": name, "os": os_name, "state": STATE_NAMES[state], "snapshots": row[0] or 0,
              "first": iso(row[1]), "last": iso(row[2]), "peaks": dict(zip(METRICS, row[3:3 + n_m])),
@@ -335,4 +325,4 @@ def _html(got: _Collected, since_t: float, now: float) -> Iterator[str]:
     yield "</body></html>\n"
 
 
-__all__ = ["FORMATS", "collect", "render", "COLUMNS"]
+__all__ = ["FORMATS", "render", "COLUMNS"]

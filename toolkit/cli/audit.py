@@ -306,7 +306,7 @@ def report(
         except ValueError:
             raise typer.BadParameter(f"{since!r} is neither a duration (7d, 12h) nor an ISO 8601 time",
                                      param_hint="--since")
-    from toolkit.output import Interrupted, OutputClosed, write, write_atomic
+    from toolkit.output import Interrupted, OutputClosed, _flush, write, write_atomic
     path = resolve(store)
     try:
         with Store(path, create=False) as st:
@@ -316,14 +316,16 @@ def report(
             else:
                 for piece in pieces:
                     write(sys.stdout, piece)
-                sys.stdout.flush()
+                _flush(sys.stdout)
     except (OutputClosed, Interrupted):
         raise
     except StoreError as exc:
         error(str(exc))
         raise typer.Exit(1)
     except OSError as exc:          # reading the store raises sqlite3 errors: this is the output
-        error(f"{output or 'stdout'}: cannot write: {exc.strerror or exc}")
+        if not output:
+            raise                   # stdout: the CLI's one handler for every command's output
+        error(f"{output}: cannot write: {exc.strerror or exc}")
         raise typer.Exit(1)
     except Exception as exc:
         error(_reason(exc))

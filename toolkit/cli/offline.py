@@ -60,11 +60,12 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet
         error(f"skipped {len(other)} input(s) that are not netstat dumps ({', '.join(kinds)}: "
               f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); mssdiag triage reads them")
     total = size(inputs)
+    jobs = jobs_wanted(jobs)
     if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
-        yield from read(inputs, os_name, outcome, error, jobs=jobs_wanted(jobs))
+        yield from read(inputs, os_name, outcome, error, jobs=jobs)
         return
     with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs_wanted(jobs))
+        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs)
 
 
 def _named(items, forced: Optional[str]) -> Iterator[Snapshot]:
