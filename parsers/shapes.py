@@ -292,8 +292,11 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         good.sort()
         nonzero.sort()
         slots = slots_of(read(substitute(sorted(good + nonzero), sentinels)) or {})
-        if not fine(good, nonzero):
-            return None
+    # All of them together, always: halves that each pass can fail together (forwarding is
+    # on when either family's forwarded count is above 0). The whole set's first check is
+    # read from `ran` when nothing was set apart.
+    if not fine(good, nonzero):
+        return None
     varying = set(good) | set(nonzero)
 
     # The pattern: literal digits, varying runs, the characters between them by count only.

@@ -211,3 +211,31 @@ def test_files_as_customers_send_them_with_shapes_learnt_from_other_files(fresh_
     for text in files:
         assert run(text, None, fast=True) == run(text, None, fast=False)
     assert fresh_shapes.hits > 100
+
+
+TWO_FAMILIES = """show ip traffic
+IP statistics:
+  Rcvd:  {r4} total, 2823 local destination
+         0 format errors, 0 checksum errors, 0 bad hop count
+  Frags: 0 reassembled, 0 timeouts, 0 couldn't reassemble
+         0 fragmented, 0 fragments, 0 couldn't fragment
+  Sent:  2799 generated, {f4} forwarded
+  Drop:  1 encapsulation failed, 0 unresolved, 0 no adjacency
+
+IPv6 statistics:
+        Rcvd:  2 total, 112 total_bytes, 2 local destination
+               0 fragments, 0 total reassembled
+        Sent:  161 total, 18670 total_bytes
+               162 generated, {f6} forwarded
+               0 fragmented into 0 fragments, 0 failed
+"""
+
+
+def test_numbers_that_pass_apart_but_not_together_stay_literal(fresh_shapes):
+    # forwarding is on when either family's forwarded count is above 0: each may be 0 alone,
+    # not both -- a shape that let both vary would call the last snapshot a router
+    log = "".join(f"Mon Jan  {day} 10:00:00 UTC 2024\n" + TWO_FAMILIES.format(r4=r4, f4=f4, f6=f6)
+                  for day, r4, f4, f6 in ((1, 100, 5, 7), (2, 200, 6, 8), (3, 300, 9, 9), (4, 400, 0, 0)))
+    want = run(log, None, fast=False)
+    assert [json.loads(s)["forwarding"] for s in want[0]] == [True, True, True, None]
+    assert run(log, None, fast=True) == want
