@@ -166,8 +166,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
     for chunk in split(lines, notes, shapes):
         shape = chunk.fast
         if shape is not None:
-            # a known shape: used when the full path would read it with the shape's parser
-            # and note (the first snapshot of a shape in a text goes the full path)
+            # a known shape: used when the full path would read it with the shape's parser and note
             if forced is not None:
                 usable = shape.forced and shape.module is forced
             else:

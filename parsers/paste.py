@@ -35,6 +35,7 @@ from parsers._regex import lazy
 
 MAX_PASTE_LINE = 1 << 20   # a flattened dump longer than this is not a dump
 FLAT_MIN = 200             # no command we read prints a line this long
+PIECE = 8 << 10            # a block is cleaned in pieces of about this size (only those that need it)
 
 _ZW_CHARS = "\u200b\u200c\u200d\u2060\ufeff"
 _ZERO_WIDTH = lazy("[" + _ZW_CHARS + "]")
@@ -180,9 +181,6 @@ def clean(text: str) -> str:
         out.append(piece if inert(piece) else _clean(piece))
         at = end
     return "".join(out)
-
-
-PIECE = 8 << 10
 
 
 _TRIGGER_CHARS = lazy("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]")

@@ -1,8 +1,9 @@
 """The per-shape fast path: snapshots that differ from a known one only in their numbers.
 
-A cron log of one host is the same text again and again with other digits, so after the
-full path (splitter, detection, the OS parser) has read a snapshot of a shape twice in one
-text, the shape is learnt (for the rest of the run: every file, every input): its text
+A cron log of one host is the same text again and again with other digits (and so are the
+one-snapshot files of a fleet's collection), so after the full path (splitter, detection,
+the OS parser) has read a snapshot of a shape twice in a run (any text, any file), the
+shape is learnt (for the rest of the run: every file, every input): its text
 becomes one regular expression in which every number is a possessive digit run (a near miss
 never backtracks), and the numbers that feed the output are groups. Every later snapshot of that shape is
 one C-level match plus one comparison of its digit-free bytes, and its Snapshot is the
@@ -22,12 +23,15 @@ every real-form case and a generated cron log and requires the same output):
   number whose sentinel shows up as a counter or raw value (and nowhere else), and which
   changes nothing else, is a group; one that changes nothing at all is free; one that does
   anything else (`Forwarding: 1` sets forwarding, two equal values make a duplicate-line
-  warning, a sum, a zero that means "forwarding off") stays literal -- found by splitting
-  the set in halves until the culprits are alone.
+  warning, a sum) stays literal -- found by splitting the set in halves until the culprits
+  are alone, then checking all that vary together. One that may be anything but 0 (a
+  forwarded count: above 0 it makes a router), tested with a second set of sentinels,
+  varies as `[1-9][0-9]*`.
 - A match is accepted only where the full scan would end the snapshot too (a date or
   command line follows, or the end of the text), and with the OS verdict the full path
-  would give it: the text's own verdict for the shape's signature (parsers/__init__.py
-  checks before using it; a shape's first snapshot in a text goes the full path).
+  would give it: the text's own verdict for the shape's signature, or for a text's first
+  snapshot of that signature the verdict reached from the shape's detection scores, kept
+  only when its numbers do not change them (parsers/__init__.py checks before using it).
 
 The regular expression checks where the digit runs are (`.{n}` between `[0-9]{1,19}`);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
@@ -125,7 +129,10 @@ class Shapes:
             return False
         if origin.first_date:       # the date line is not part of the shape (Mon or Tue, Jan or Feb)
             text = text[text.find("\n") + 1:]
-        key = (module_name, note, forced, origin.first_date, text.encode("utf-8", "replace").translate(None, _DIGITS_B))
+        # a hash, not the text: the counts live for the run (a collision only learns early,
+        # and learning checks every number itself)
+        key = (module_name, note, forced, origin.first_date,
+               hash(text.encode("utf-8", "replace").translate(None, _DIGITS_B)))
         seen = self.seen
         n = seen.get(key, 0) + 1
         if len(seen) > 4096:

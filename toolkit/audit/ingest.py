@@ -177,13 +177,15 @@ class Texts:
     snapshots come from its own files), so memory stays bounded by the largest file."""
 
     def __init__(self, stdin: Optional[bytes] = None):
-        self.stdin_bytes = stdin      # what `-` was: read() reads it again from these bytes
-        self._stdin = open_text(io.BytesIO(stdin)).read() if stdin is not None else None
+        self.stdin_bytes = stdin      # what `-` was: read() parses it from these bytes, and its
+        self._stdin: Optional[str] = None   # text is decoded once when a snapshot is cut from it
         self._path: Optional[str] = None
         self._text = ""
 
     def whole(self, path: str) -> str:
         if path == "-":
+            if self._stdin is None and self.stdin_bytes is not None:
+                self._stdin = open_text(io.BytesIO(self.stdin_bytes)).read()
             return self._stdin or ""
         if path != self._path:
             with open_text(open(path, "rb")) as fh:
