@@ -352,9 +352,11 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         mixed = {**zeros, **{i: others[i] for i in nonzero}}
 
         def scores():
-            """Computed the first time a text starts with this shape (a cron log never asks)."""
+            """Computed the first time a text starts with this shape (a cron log never asks).
+            The template alone too: its scores were taken in its own text, the others alone."""
             ranked = ranked_of(None)
-            if ranked and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
+            if ranked and ranked_of(text) == ranked \
+                    and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
                 return ranked
             return None
         shape.ranked = scores
