@@ -7,7 +7,8 @@ the collector would walk them again and again for nothing), and no interpreter
 teardown after the command has finished and its output is flushed, when nothing is
 left that teardown could still run (no other thread, no atexit handler). Together
 these are ~10 ms of a quiet run and ~20 ms of a probe, more on a loaded machine (issue 10;
-docs/benchmarks.md).
+docs/benchmarks.md). So a command must close what it writes (`with`) before it returns:
+only stdout and stderr are flushed here.
 """
 from __future__ import annotations
 
