@@ -489,6 +489,8 @@ class _Info:
 
 WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
 _DIGIT = re.compile(r"[0-9]")
+_WAIT = object()         # _ends: the text there is not all here yet
+_NOT_END = object()      # _ends: the full scan would not end the snapshot there
 
 
 def classify(raw: str, low: Optional[str] = None) -> Tuple[Optional[Stamp], bool, str]:
@@ -644,6 +646,26 @@ class Splitter:
 
     # ---------------------------------------------------------------- the fast path
 
+    def _ends(self, end: int, limit: int, final: bool):
+        """Whether a snapshot matched up to `end` ends there for the full scan too, because a
+        date or command line follows: the date's ISO form (None for a command line, an
+        undated one or the end of the text); _NOT_END when the scan would read on, _WAIT when
+        the text there is not all here yet."""
+        if end >= limit:
+            return None if final else _WAIT
+        text = self.text
+        nl = text.find("\n", end, limit)
+        if nl == -1:
+            return _NOT_END if final else _WAIT    # final: a last line cut short, the full scan reads it
+        nxt = text[end:nl]
+        iso = fast_iso(nxt) if nxt[:1].isalpha() else None
+        if iso is None:
+            stamp, command, _ = classify(nxt)
+            if stamp is None and not command:
+                return _NOT_END
+            iso = stamp.iso() if stamp is not None and stamp.has_time and not stamp.damaged else None
+        return iso
+
     def _fast(self, at: int, limit: int, final: bool):
         """Snapshots of known shapes from offset `at` (a line start where a fresh snapshot
         begins) on, as long as they come. A generator that returns where the full scan goes
@@ -662,38 +684,42 @@ class Splitter:
             if not known:
                 taken_at = fast_iso(text[at:eol]) if text[at:at + 1].isalpha() else None
             body = eol + 1 if taken_at is not None else at
-            m = shape.match(text, body, limit) if shape is not None and shape.dated is (taken_at is not None) \
-                else None
+            # the shape of the snapshot before first, then the others led by the same text: the
+            # first that matches and ends where the full scan would end the snapshot too
+            dated = taken_at is not None
+            tried = shape if shape is not None and shape.dated is dated else None
+            matched = False
+            m = tried.match(text, body, limit) if tried is not None else None
+            if m is not None:
+                matched = True
+                ends = self._ends(m.end(), limit, final)
+                if ends is _WAIT:
+                    return at, at
+                if ends is _NOT_END:
+                    m = None
             if m is None:
                 d = _DIGIT.search(text, body, body + 48)
-                for shape in lookup(taken_at is not None, text[body:d.start() if d is not None else body + 48]):
+                for shape in lookup(dated, text[body:d.start() if d is not None else body + 48]):
+                    if shape is tried:
+                        continue
                     m = shape.match(text, body, limit)
-                    if m is not None:
+                    if m is None:
+                        continue
+                    matched = True
+                    ends = self._ends(m.end(), limit, final)
+                    if ends is _WAIT:
+                        return at, at
+                    if ends is not _NOT_END:
                         break
-                else:
+                    m = None
+                if m is None:
                     shape = None
-                    if not final and limit - at < shapes.longest:
+                    if not matched and not final and limit - at < shapes.longest:
                         return at, at    # the snapshot may not be all here yet: wait for the rest
                     break
             end = m.end()
-            known = end < limit
-            if not known and not final:
-                return at, at            # what follows it is not here yet
-            if known:
-                # What ends it must be what the full scan would end it at: a date or command line.
-                nl = find("\n", end, limit)
-                if nl == -1:
-                    if not final:
-                        return at, at    # that line is not all here yet
-                    break                # a last line cut short: the full scan reads it
-                nxt = text[end:nl]
-                iso = fast_iso(nxt) if nxt[:1].isalpha() else None
-                if iso is None:
-                    stamp, command, _ = classify(nxt)
-                    if stamp is None and not command:
-                        break            # the full scan would read on: not this shape's end
-                    iso = stamp.iso() if stamp is not None and stamp.has_time and not stamp.damaged else None
-                known = iso is not None
+            known = ends is not None
+            iso = ends
             prev = self.pending
             if prev is not None:
                 pchunk, pst = prev

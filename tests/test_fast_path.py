@@ -105,6 +105,25 @@ def test_one_host_cron_log_is_nearly_all_fast(fresh_shapes):
     assert fresh_shapes.hits >= 190
 
 
+def test_a_shape_that_matches_the_start_of_a_longer_one_lets_the_others_be_tried(fresh_shapes):
+    """A real cron capture (4 dated snapshots) appended again and again: its last snapshot
+    is its third's text plus a blank line, so the third's shape matches the start of it but
+    does not end where the full scan ends it; the fourth's own shape must still be tried."""
+    text = decode((NETSTAT / "linux" / "netns-cron-date-netstat-s.txt").read_bytes())
+    body = text.split("\n", 1)[1]
+    counter = re.compile(r"(?m)^( +|.*: )(\d+)")       # counters move; dates and Forwarding stay
+    records = []
+    for i in range(40):
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        moved = counter.sub(lambda m: m.group(1) + str(int(m.group(2)) + 7 * i), body)
+        records.append(f"{stamp}\n{moved.replace('Forwarding: ' + str(2 + 7 * i), 'Forwarding: 2')}\n")
+    log = "".join(records)
+    want = run(log, None, fast=False)
+    assert len(want[0]) == 160
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.hits >= 150         # all but the first two of each of the 4 shapes
+
+
 @pytest.mark.parametrize("raw,os_name", FIXTURES, ids=[str(r.relative_to(NETSTAT)) for r, _ in FIXTURES])
 def test_fast_path_equals_full_path_on_damaged_dumps_once_shapes_are_known(raw, os_name, fresh_shapes):
     from test_hostile import mutations
