@@ -103,8 +103,10 @@ class Shape:
         raw = self.raw.copy()
         for key, i in self.raw_slots:
             raw[key] = g[i]
-        return Snapshot(source, index, self.os, self.format, chunk.taken_at, self.host, v4, v6, raw,
+        snap = Snapshot(source, index, self.os, self.format, chunk.taken_at, self.host, v4, v6, raw,
                         list(self.warnings), chunk.line, self.forwarding, self.host)
+        snap._shape = (self, g)         # its JSON can come from the shape's (toolkit/snapjson.py)
+        return snap
 
 
 class Shapes:

@@ -687,10 +687,10 @@ class Splitter:
         if nl == -1:
             return _NOT_END if final else _WAIT    # final: a last line cut short, the full scan reads it
         nxt = text[end:nl]
-        if self.unsettled is not None and end >= self.unsettled and not paste.safe_lines(nxt, 0):
-            return _NOT_END             # cleaning would change that line: the full scan reads it
-        iso = fast_iso(nxt) if nxt[:1].isalpha() else None
+        iso = fast_iso(nxt) if nxt[:1].isalpha() else None     # a date line alone: clean as it is
         if iso is None:
+            if self.unsettled is not None and end >= self.unsettled and not paste.safe_lines(nxt, 0):
+                return _NOT_END         # cleaning would change that line: the full scan reads it
             stamp, command, _ = classify(nxt)
             if stamp is None and not command:
                 return _NOT_END

@@ -34,6 +34,8 @@ def dumps(obj, indent=None, separators=None) -> str:
     Byte for byte `json.dumps(obj, ensure_ascii=False, ...)` then those escapes; the one-line
     form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
     (see `_one_line`), and ASCII text, which holds none of those characters but DEL, is not scanned."""
+    if obj.__class__ is Encoded:
+        return obj.text
     if indent is None and separators is None and _c_encoder:
         text = _one_line(obj)
     else:
@@ -41,6 +43,14 @@ def dumps(obj, indent=None, separators=None) -> str:
     if text.isascii() and "\x7f" not in text:
         return text
     return _JSON_UNSAFE.sub(_escape, text)
+
+
+class Encoded:
+    """A record already encoded as dumps() would (emit's `encoded`)."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
 
 
 def _escape(m) -> str:
@@ -205,16 +215,18 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
 
 
 def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequence]],
-         headers: Sequence[str]) -> int:
+         headers: Sequence[str], encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
     """Print result objects (each with to_dict()) as a JSON array, JSON lines or a table
-    (`to_rows` gives an item's table rows); streamed in every format. Returns the count."""
+    (`to_rows` gives an item's table rows); streamed in every format. Returns the count.
+    `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py)."""
     if fmt in ("json", "jsonl"):
         count = [0]
 
         def dicts():
             for item in items:
                 count[0] += 1
-                yield item.to_dict()
+                text = encoded(item) if encoded is not None else None
+                yield item.to_dict() if text is None else Encoded(text)
         (json_array if fmt == "json" else json_lines)(dicts())
         return count[0]
     count = 0

@@ -150,12 +150,13 @@ def parse(paths: List[str] = PATHS, os_name: Optional[str] = OS_OPT, fmt: str = 
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
     """
+    from toolkit import snapjson
     from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name, jobs)
     outcome = Outcome()
     shown: set = set()
     emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs), host), fmt, lambda s: _snapshot_rows(s, shown),
-         _snapshot_headers())
+         _snapshot_headers(), encoded=snapjson.line)
     _finish(outcome)
 
 
