@@ -199,19 +199,35 @@ def json_lines(items: Iterable[dict], out=None) -> int:
 
 def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out=None) -> int:
     """A plain table, printed a page at a time so a huge input does not pile up in memory."""
-    from tabulate import tabulate     # imports importlib.metadata: only the table path pays
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
         batch.append(["-" if v is None else safe(v) if isinstance(v, str) else v for v in row])
         count += 1
         if len(batch) >= page:
-            write(out, tabulate(batch, headers=headers) + "\n")
+            write(out, table_text(batch, headers) + "\n")
             batch = []
     if batch:
-        write(out, tabulate(batch, headers=headers) + "\n")
+        write(out, table_text(batch, headers) + "\n")
     _flush(out)
     return count
+
+
+def table_text(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
+    """tabulate's plain table, except that text is shown as it is: tabulate reads any text
+    that looks like a number as one, so a host named 007 became 7 and one named 1e3 became
+    1000.0; the columns holding such text are not parsed (numbers there are still numbers)."""
+    from tabulate import tabulate     # imports importlib.metadata: only the table path pays
+    as_text = sorted({i for r in rows for i, v in enumerate(r) if isinstance(v, str) and v != "-" and _numeric(v)})
+    return tabulate(rows, headers=headers, disable_numparse=as_text or False)
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequence]],
