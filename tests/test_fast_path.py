@@ -185,6 +185,40 @@ def test_a_shape_whose_lines_may_grow_long_is_not_read_before_cleaning(fresh_sha
     assert _streamed(log) == want
 
 
+def test_text_no_parser_reads_is_skipped_without_detection_once_proven(fresh_shapes, monkeypatch):
+    """A cron job's dated mail after every snapshot: its text, numbers changed, is detected twice,
+    proven silent with other numbers, then skipped at once (parsers/silent.py); the result
+    and the warnings are the full path's."""
+    silent = parsers.Silent()
+    monkeypatch.setattr(parsers, "SILENT", silent)
+    mail = ("Hi,\n\nthe job ran 5 times on host 10.1.2.3 since 12 May; 3 retries, 0 alerts.\n"
+            "Queue: 17 messages, 2 deferred\n\nRegards,\ncron\n")
+
+    def extra(i):
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_100 + 300 * i))
+        return stamp + "\n" + re.sub(r"(?<![\w.])\d+(?![\w.])", lambda m: str(int(m.group(0)) + i), mail)
+    log = _rhel_cron(30, extra=extra)
+    skipped, skipped_full = [], []
+    want = [json.dumps(s.to_dict()) for s in parsers.iter_parse(log, fast=False, skipped=skipped_full)]
+    got = [json.dumps(s.to_dict()) for s in parsers.iter_parse(log, skipped=skipped)]
+    assert (got, skipped) == (want, skipped_full)
+    assert len(skipped) == 30 and silent.skipped == 28
+
+
+def test_a_silent_form_is_kept_only_when_other_numbers_are_silent_too():
+    from parsers.silent import Silent
+    text = "total 12 of 7 things\n"
+    by_zeros = Silent()                 # a detector that would read it were a value 0
+    for _ in range(3):
+        by_zeros.heard(text, lambda t: [("x", 1.0)] if " 0 " in t else [])
+    assert not by_zeros.known(text.replace("12", "99"))
+    quiet = Silent()
+    for _ in range(2):
+        quiet.heard(text, lambda t: [])
+    assert quiet.known(text.replace("12", "99")) and not quiet.known("total 12 7 of things\n")
+    assert not quiet.known("total 12 of 7.5 things\n")     # 7.5 is no value: another form
+
+
 @pytest.mark.parametrize("raw,os_name", FIXTURES, ids=[str(r.relative_to(NETSTAT)) for r, _ in FIXTURES])
 def test_fast_path_equals_full_path_on_damaged_dumps_once_shapes_are_known(raw, os_name, fresh_shapes):
     from test_hostile import mutations
