@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 from toolkit.audit.model import COLUMNS, METRICS, OK, SCHEMA, SEVERITIES, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
-from toolkit.output import safe, table_text
+from toolkit.output import dumps, safe, table_text
 
 FORMATS = ("table", "json", "md", "html")
 REPORT_SCHEMA = SCHEMA.replace("audit/", "audit.report/")
@@ -154,11 +154,11 @@ def render(store: Store, since_t: float, names: Optional[Sequence[str]], fmt: st
 
 def _json(path: str, got: _Collected, since_t: float, now: float) -> Iterator[str]:
     from toolkit.audit.run import TOOL
-    head = json.dumps({"schema": REPORT_SCHEMA, "tool": TOOL, "store": path, "since": iso(since_t),
-                       "until": iso(now), "hosts": []}, ensure_ascii=False)
+    head = dumps({"schema": REPORT_SCHEMA, "tool": TOOL, "store": path, "since": iso(since_t),
+                  "until": iso(now), "hosts": []})
     yield head[:-2]                                             # ... "hosts": [
     for i in range(len(got.hosts)):
-        yield (", " if i else "") + json.dumps(got.with_series(i), ensure_ascii=False)
+        yield (", " if i else "") + dumps(got.with_series(i))    # C1 and bidi controls escaped
     yield "]}\n"
 
 
