@@ -64,3 +64,17 @@ def test_parse_command_output_is_the_same_with_templates(tmp_path):
     arr = subprocess.run([sys.executable, "-m", "toolkit", "parse", str(path), "--format", "json"],
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(arr) == [json.loads(line) for line in want.splitlines()]
+
+
+def test_numbers_printed_with_leading_zeros(fresh_shapes):
+    """A counter printed 0042 is 42 in JSON, "0042" in raw: the template's fast form (the
+    digits as matched) is not used for it."""
+    text = decode((NETSTAT / "linux" / "tcpmon-netstat-rhel-zero-omitted.txt").read_bytes())
+    log = cron_log([text], 8)
+    lines = log.split("\n")
+    padded = "\n".join(line.replace("    ", "    000", 1) if "total packets received" in line and i > 200
+                       else line for i, line in enumerate(lines))
+    assert padded.count("    000") >= 3
+    got = [(snapjson.line(s), dumps(s.to_dict())) for s in parsers.iter_parse(padded)]
+    assert all(a == b for a, b in got if a is not None)
+    assert sum(a is not None and '"total packets received": "000' in a for a, _ in got) >= 2
