@@ -133,6 +133,22 @@ def _drop_page_lines(text: str) -> str:
 
 _ASCII_TRIGGERS = "&<\\\f"
 _LONG_NL = lazy(r"\n[^\n]{%d}" % FLAT_MIN)
+_LONG_LINE = lazy(r"\n([^\n]{%d,})" % FLAT_MIN)
+
+
+def _recut_long(text: str) -> str:
+    """The text with each line of FLAT_MIN characters or more re-cut (found from its line
+    break, a literal: a loop over every line cost more than the rest of the clean-up)."""
+    out, last = [], 0
+    first = text.find("\n")
+    if (first if first != -1 else len(text)) >= FLAT_MIN:
+        out.append(_recut(text[:first] if first != -1 else text))
+        last = first if first != -1 else len(text)
+    for m in _LONG_LINE.finditer(text, last):
+        out += [text[last:m.start(1)], _recut(m.group(1))]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _page_candidate(text: str) -> bool:
@@ -231,7 +247,7 @@ def _clean(text: str) -> str:
     if _page_candidate(text):
         text = _drop_page_lines(text)
     if _long_line(text):
-        text = "\n".join(_recut(line) if len(line) >= FLAT_MIN else line for line in text.split("\n"))
+        text = _recut_long(text)
     return text
 
 
