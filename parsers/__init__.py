@@ -240,9 +240,15 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
 
 
 def _ranked_alone(text: str):
-    """detect() of the one snapshot a text alone makes (None unless exactly one)."""
+    """detect() of the one snapshot a text alone makes (None unless exactly one). Read from
+    the run's cache when that text was detected before (a one-snapshot file: its template),
+    never stored there (sentinel texts are never read again)."""
     chunks = split_alone(text)
-    return None if chunks is None else detect("\n".join(chunks[0].lines))
+    if chunks is None:
+        return None
+    alone = "\n".join(chunks[0].lines)
+    ranked = _DETECTED.get(alone)
+    return detect(alone) if ranked is None else ranked
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,
