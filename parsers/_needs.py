@@ -7,10 +7,11 @@ that cannot match without one of a few literal words is given those words: over 
 holding none of them it is not run, and says what it would have said (no match).
 
 Exact by construction: `words` must be necessary (every alternative of the pattern contains
-one of them, case aside when `fold`). Under IGNORECASE the test is made on the lower-cased
-text only when the text is ASCII -- there re's case folding is ASCII's, while `ſ` or the
-Kelvin sign fold to ASCII letters -- and any other text goes to the pattern itself.
-tests/test_detect_words.py checks the words against each pattern over every fixture.
+one of them, case aside when `fold`). Under IGNORECASE the words are looked for in the
+lower-cased text, after the four characters outside ASCII that re's IGNORECASE matches to
+an ASCII letter (dotted and dotless i, long s, the Kelvin sign) are made those letters:
+whatever such a pattern matches, that text holds in lower case. tests/test_detect_words.py
+checks the words against each pattern and that list against all of Unicode.
 """
 from __future__ import annotations
 
@@ -19,9 +20,17 @@ from typing import Iterable, Tuple
 from .base import OncePerText
 
 
+# What re's IGNORECASE matches to an ASCII letter from outside ASCII (re/_casefix.py and the
+# simple lower-case mapping); str.lower() makes the others ASCII or leaves them apart.
+TO_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+_TO_ASCII_CHARS = "".join(map(chr, TO_ASCII))
+
+
 @OncePerText
-def _ascii_lower(text: str):
-    return text.lower() if text.isascii() else None
+def _folded(text: str) -> str:
+    if not text.isascii() and any(c in text for c in _TO_ASCII_CHARS):
+        text = text.translate(TO_ASCII)
+    return text.lower()
 
 
 class Needs:
@@ -38,9 +47,7 @@ class Needs:
     def absent(self, text: str) -> bool:
         """True when the pattern cannot match `text` (False: it may)."""
         if self.fold:
-            text = _ascii_lower(text)
-            if text is None:
-                return False
+            text = _folded(text)
         for word in self.words:
             if word in text:
                 return False

@@ -1,8 +1,9 @@
 """The detectors' substring tests (parsers/_needs.py) never change what a detector says:
 every word list is necessary for its pattern (an example of every alternative of every
-pattern, generated from the pattern itself, holds one of its words), and over every
-fixture, case-flipped and non-ASCII copies, each guarded pattern finds what the pattern
-alone finds."""
+pattern, generated from the pattern itself, holds one of its words), the characters that
+IGNORECASE folds to ASCII letters are the ones listed (checked over all of Unicode), and
+over every fixture, case-flipped and non-ASCII copies, each guarded pattern finds what the
+pattern alone finds."""
 from __future__ import annotations
 
 import random
@@ -101,8 +102,10 @@ def test_every_alternative_of_the_pattern_holds_one_of_its_words(name, guard):
     for example in examples:
         # on a line of its own, after another (re.M) or first (`^` without re.M)
         assert any(rx.search(text) for text in ("head\n" + example + "\n", example + "\n")), (name, example)
-        for form in ({example, example.upper(), example.lower(), example.title(), example.swapcase()}
-                     if guard.fold else {example}):
+        for form in ({example, example.upper(), example.lower(), example.title(), example.swapcase(),
+                      example.replace("s", "\u017f").replace("k", "\u212a").replace("i", "\u0131"),
+                      example.upper().replace("I", "\u0130"), "\u00e9" + example}
+                     if guard.fold else {example, "\u00e9" + example}):
             for text in ("head\n" + form + "\n", form + "\n"):
                 if rx.search(text) is not None:    # (a case change may break a case-sensitive part)
                     assert not guard.absent(text), (name, form)
@@ -124,9 +127,10 @@ def test_guarded_patterns_find_what_the_patterns_find_over_every_fixture():
     checked = skipped = 0
     for name, guard in guarded():
         for text in texts:
-            # the text, case flipped, with long s and Kelvin signs (fold to s and k under re.I:
-            # not ASCII, so the pattern decides), and cut to its first lines
-            forms = [text, _flip(text, rng), text.replace("s", "\u017f").replace("k", "\u212a"), text[:300]]
+            # the text, case flipped, with the letters re.I folds from outside ASCII (long s,
+            # Kelvin sign, dotless and dotted i), with other text outside ASCII, cut short
+            forms = [text, _flip(text, rng), text.replace("s", "\u017f").replace("k", "\u212a"),
+                     text.replace("i", "\u0131").replace("I", "\u0130"), "\u00e9" + text, text[:300]]
             for form in forms:
                 assert guard.findall(form) == guard.rx.findall(form), name
                 assert (guard.search(form) is None) == (guard.rx.search(form) is None), name
@@ -142,6 +146,20 @@ def test_detection_scores_are_the_same_with_and_without_the_words(monkeypatch):
     monkeypatch.setattr(_needs.Needs, "absent", lambda self, text: False)
     assert [parsers.detect(t) for t in texts] == with_words
     assert sum(1 for r in with_words if r) > 50
+
+
+def test_the_characters_ignorecase_folds_to_ascii_letters_are_the_ones_listed():
+    everything = "".join(chr(c) for c in range(128, 0x110000) if not 0xD800 <= c <= 0xDFFF)
+    found = {}
+    for letter in "abcdefghijklmnopqrstuvwxyz":
+        for m in re.finditer(letter, everything, re.I):
+            found[ord(m.group(0))] = letter
+    assert found == _needs.TO_ASCII
+    # and what the words are looked for in holds them: "FİX" matches "fix" under re.I
+    guard = _needs.needs(re.compile("fix|kept|sums", re.I), "fix", "kept", "sums", fold=True)
+    for text in ("F\u0130X", "f\u0131x", "\u212aEPT", "\u017fUM\u017f", "x \u00e9 FIX"):
+        assert guard.rx.search(text) and not guard.absent(text), text
+    assert guard.absent("F\u00cdX \u00e9t\u00e9") and guard.rx.search("F\u00cdX \u00e9t\u00e9") is None
 
 
 def test_words_of_a_case_blind_pattern_are_lower_case_ascii():
