@@ -106,10 +106,11 @@ def _walk(o, indent: str, level: int, parts: list, markers: dict, leaves: dict) 
         inner = "\n" + indent * (level + 1)
         values = o.values() if is_dict else o
         for v in values:
-            if isinstance(v, _CONTAINERS):
+            if isinstance(v, _CONTAINERS) and v:
                 break
         else:
-            # no container inside: one call of the C encoder, items already on their lines
+            # no container inside (but empty ones, `[]` and `{}` in either form): one call of
+            # the C encoder, items already on their lines
             encode = leaves.get(level)
             if encode is None:
                 encode = leaves[level] = _c_encoder(None, _default, _basestring, None, ": ", "," + inner,
