@@ -33,7 +33,7 @@ every real-form case and a generated cron log and requires the same output):
   snapshot of that signature the verdict reached from the shape's detection scores, kept
   only when its numbers do not change them (parsers/__init__.py checks before using it).
 
-The regular expression checks where the digit runs are (`.{n}` between `[0-9]{1,19}`);
+The regular expression checks where the digit runs are (`.{n}` between `\d{1,19}`, ASCII mode);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
 equal segment lengths proves every other character equal.
 """
