@@ -33,7 +33,7 @@ every real-form case and a generated cron log and requires the same output):
   snapshot of that signature the verdict reached from the shape's detection scores, kept
   only when its numbers do not change them (parsers/__init__.py checks before using it).
 
-The regular expression checks where the digit runs are (`.{n}` between `\d{1,19}`, ASCII mode);
+The regular expression checks where the digit runs are (`.{n}` between `\\d{1,19}`, ASCII mode);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
 equal segment lengths proves every other character equal.
 """
@@ -350,18 +350,15 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
     shape.ranked = None
     if ranked_of is not None and not forced:
+        # Now, while the texts just read alone are at hand (the caller's ranked_of detects the
+        # lines their reading cut, no second split): the template alone too (its scores were
+        # taken in its own text), and the numbers all replaced, by sentinels and by zeros.
         tokens = sorted(varying)
         mixed = {**zeros, **{i: others[i] for i in nonzero}}
-
-        def scores():
-            """Computed the first time a text starts with this shape (a cron log never asks).
-            The template alone too: its scores were taken in its own text, the others alone."""
-            ranked = ranked_of(None)
-            if ranked and ranked_of(text) == ranked \
-                    and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
-                return ranked
-            return None
-        shape.ranked = scores
+        ranked = ranked_of(None)
+        if ranked and ranked_of(text) == ranked \
+                and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
+            shape.ranked = ranked
     return shape
 
 
@@ -381,10 +378,13 @@ def split_alone(text: str):
     return chunks
 
 
-def read_alone(text: str, finish: Callable) -> Optional[dict]:
+def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None) -> Optional[dict]:
     """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
-    dict without source, index and line; None unless there is exactly one."""
+    dict without source, index and line; None unless there is exactly one. `cut`, when
+    given, keeps the lines of that one chunk, joined (what detection would be given)."""
     chunks = split_alone(text)
+    if chunks is not None and cut is not None:
+        cut[text] = "\n".join(chunks[0].lines)
     snap = None if chunks is None else finish(chunks[0])
     return None if snap is None else _plain(snap)
 
