@@ -277,7 +277,17 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         elif original[tokens[0]] != "0" and fine((), tokens):
             nonzero.extend(tokens)
 
-    sort_out(candidates)
+    if candidates and fine(candidates):
+        good.extend(candidates)
+    else:
+        # Numbers on a line that speaks of forwarding are the likely culprits (`Forwarding: 1`,
+        # `N forwarded`: anything but 0): sorted out apart, the rest often passes whole. The
+        # order changes how many reads it takes, never what is accepted (all together, below).
+        def forwarding(i: int) -> bool:
+            a = runs[i][0]
+            return "forward" in region[region.rfind("\n", 0, a) + 1:region.find("\n", a)].lower()
+        sort_out([i for i in candidates if not forwarding(i)])
+        sort_out([i for i in candidates if forwarding(i)])
     if len(good) + len(nonzero) < len(candidates):
         # Some stay literal. The groups were found with every number replaced, so a number
         # inside a label (`packet forwarded (0 packet fast forwarded)`) hid its line's value:
