@@ -234,21 +234,34 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
         return None if reading is None else snapshot(module.META, reading, c, snap.source, 0)
 
     template = "\n".join(chunk.lines)
+    cut: Dict[str, str] = {}        # the texts read alone while learning -> their one chunk's lines
 
     def ranked_of(text: Optional[str]):
         """The scores of `text` alone; None: of this chunk (what the full path detected)."""
-        return detect_cached(template) if text is None else _ranked_alone(text)
+        if text is None:
+            return detect_cached(template)
+        alone = cut.get(text)
+        if alone is None:
+            return _ranked_alone(text)
+        ranked = _DETECTED.get(alone)
+        return detect(alone) if ranked is None else ranked
 
     shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
-                  lambda text: read_alone(text, finish), ranked_of)
+                  lambda text: read_alone(text, finish, cut), ranked_of)
     if shape is not None:
         shapes.add(shape)
 
 
 def _ranked_alone(text: str):
-    """detect() of the one snapshot a text alone makes (None unless exactly one)."""
+    """detect() of the one snapshot a text alone makes (None unless exactly one). Read from
+    the run's cache when that text was detected before (a one-snapshot file: its template),
+    never stored there (sentinel texts are never read again)."""
     chunks = split_alone(text)
-    return None if chunks is None else detect("\n".join(chunks[0].lines))
+    if chunks is None:
+        return None
+    alone = "\n".join(chunks[0].lines)
+    ranked = _DETECTED.get(alone)
+    return detect(alone) if ranked is None else ranked
 
 
 def parse(text: str, source: str = "-", os: Optional[str] = None,

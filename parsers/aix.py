@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._needs import needs
 from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, TRAFFIC, Meta, Reading
@@ -33,12 +34,13 @@ META = Meta(
         "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
-_MARKERS = lazy(
+_MARKERS = needs(lazy(
     r"ipintrq overflows|dead gateway detection|path MTU discovery|path MTU rediscovery"
     r"|IP Multicast packets dropped due to no receiver|packets? (?:processed|dropped) by threads"
     r"|dropped due to MLS filters|not sent due to MLS filters|spliced connections|largesend"
     r"|packets? sent with fabricated ipv6 header|^[ \t>]*icmpv6:[ \t]*$",
-    re.M | re.I)
+    re.M | re.I), "ipintrq overflows", "dead gateway detection", "path mtu", "ip multicast packets dropped due to no receiver",
+    " by threads", "mls filters", "spliced connections", "largesend", "sent with fabricated ipv6 header", "icmpv6:", fold=True)
 
 
 def detect(text: str) -> float:

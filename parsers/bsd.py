@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._needs import needs
 from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading
@@ -57,13 +58,15 @@ META = Meta(
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX
 # print none of them; AIX calls its IPv6 section "ipv6:", never "ip6:").
-_MARKERS = lazy(
+_MARKERS = needs(lazy(
     r"tunneling packets? that can'?t find gif|with ip length > max ip packet size"
     r"|datagrams? with bad address in header|packets? received for unknown multicast group"
     r"|malformed fragments? dropped|fragment floods?|checksummed in software"
     r"|packets? forwarded \(\d+ packets? fast forwarded\)"
     r"|^[ \t>]*(?:ip6|icmp6|ipsec6|rip6|pfkey|carp|pfsync|divert):[ \t]*$",
-    re.M | re.I)
+    re.M | re.I), "tunneling packet", "with ip length > max ip packet size", "with bad address in header",
+    "received for unknown multicast group", "malformed fragment", "fragment flood", "checksummed in software",
+    "fast forwarded)", "ip6:", "icmp6:", "ipsec6:", "pfkey:", "carp:", "pfsync:", "divert:", fold=True)
 
 
 def detect(text: str) -> float:

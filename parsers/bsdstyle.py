@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
+from ._needs import needs
 from ._regex import lazy
 from .base import COUNT_FIRST, OncePerText, Repeats, value_of
 from .model import ALL, Reading
@@ -85,8 +86,10 @@ _SHARED = lazy(
     re.M | re.I)
 _IP_HEADER = lazy(r"^[ \t>]*ip:[ \t]*$", re.M)
 # Linux net-tools / nstat wording: such text belongs to the Linux parser, not to this family.
-_LINUX = lazy(r"reassemblies required|fragments received ok|packet reassembl(?:es|ies) failed"
-                    r"|^[ \t>]*(?:Ip|IpExt|TcpExt|IcmpMsg):[ \t]*$|\bIpReasm|\bIp6Reasm", re.M)
+_LINUX = needs(lazy(r"reassemblies required|fragments received ok|packet reassembl(?:es|ies) failed"
+                    r"|^[ \t>]*(?:Ip|IpExt|TcpExt|IcmpMsg):[ \t]*$|\bIpReasm|\bIp6Reasm", re.M),
+               "reassemblies required", "fragments received ok", "packet reassembl", "Ip:", "IpExt:", "TcpExt:", "IcmpMsg:",
+               "IpReasm", "Ip6Reasm", fold=False)
 
 
 @OncePerText

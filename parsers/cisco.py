@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import Meta, Reading
@@ -92,10 +93,11 @@ _MAP: Dict[Tuple[str, str, str], str] = {
 }
 
 # Detection: the IP section header with the sub-headings only this CLI family prints.
-_DETECT_HEADER = lazy(r"^[ \t>]*IP(?:v6)? statistics:", re.M | re.I)
-_DETECT_FRAGS = lazy(r"Frags:[ \t]*[0-9]+[ \t]+reassembled|[0-9]+[ \t]+couldn'?t fragment"
-                           r"|[0-9]+[ \t]+fragmented into[ \t]+[0-9]+[ \t]+fragments|[0-9]+[ \t]+total reassembled", re.I)
-_DETECT_RCVD = lazy(r"Rcvd:[ \t]*[0-9]+[ \t]+total", re.I)
+_DETECT_HEADER = needs(lazy(r"^[ \t>]*IP(?:v6)? statistics:", re.M | re.I), "ip statistics:", "ipv6 statistics:", fold=True)
+_DETECT_FRAGS = needs(lazy(r"Frags:[ \t]*[0-9]+[ \t]+reassembled|[0-9]+[ \t]+couldn'?t fragment"
+                           r"|[0-9]+[ \t]+fragmented into[ \t]+[0-9]+[ \t]+fragments|[0-9]+[ \t]+total reassembled", re.I),
+                      "reassembled", "couldn", "fragmented into", fold=True)
+_DETECT_RCVD = needs(lazy(r"Rcvd:[ \t]*[0-9]+[ \t]+total", re.I), "rcvd:", fold=True)
 
 
 def detect(text: str) -> float:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._needs import needs
 from ._regex import lazy
 from . import base, bsdstyle
 from .model import TRAFFIC, Meta, Reading
@@ -46,11 +47,12 @@ META = Meta(
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmFails", r"fragments? dropped"))
 
-_MARKERS = lazy(
+_MARKERS = needs(lazy(
     r"bad IP headers|bad IPv6 headers|connect requests dropped due to (?:full queue|no listener)"
     r"|socket overflows|calls to generate an ICMP error message|ICMP messages dropped|bad ICMP messages"
     r"|segments discarded for bad checksum|bad TCP segments dropped due to state change",
-    re.I)
+    re.I), "bad ip", "connect requests dropped due to ", "socket overflows", "calls to generate an icmp error message",
+    "icmp messages dropped", "bad icmp messages", "segments discarded for bad checksum", "bad tcp segments dropped", fold=True)
 
 
 def detect(text: str) -> float:

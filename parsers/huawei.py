@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import Meta, Reading
@@ -89,10 +90,12 @@ _RAW_ONLY = {("fragment", "dropped"), ("received packets", "fragments error"), (
 _GROUP_FAMILY = {"input": "ipv4", "output": "ipv4", "fragment": "ipv4", "reassembling": "ipv4",
                  "sent packets": "ipv6", "received packets": "ipv6"}
 
-_DETECT_V4 = lazy(r"Reassembling[ \t]*:[ \t]*sum[ \t]+[0-9]|couldn'?t fragment[ \t]+[0-9]", re.I)
-_DETECT_V4_WEAK = lazy(r"^[ \t<>\w]*Input[ \t]*:[ \t]*sum[ \t]+[0-9]", re.M | re.I)
-_DETECT_V6 = lazy(r"Local sent out[ \t]*:[ \t]*[0-9]|Reassembly timeout[ \t]*:[ \t]*[0-9]"
-                        r"|Fragments failed[ \t]*:[ \t]*[0-9]", re.I)
+_DETECT_V4 = needs(lazy(r"Reassembling[ \t]*:[ \t]*sum[ \t]+[0-9]|couldn'?t fragment[ \t]+[0-9]", re.I),
+                   "reassembling", "couldn", fold=True)
+_DETECT_V4_WEAK = needs(lazy(r"^[ \t<>\w]*Input[ \t]*:[ \t]*sum[ \t]+[0-9]", re.M | re.I), "input", fold=True)
+_DETECT_V6 = needs(lazy(r"Local sent out[ \t]*:[ \t]*[0-9]|Reassembly timeout[ \t]*:[ \t]*[0-9]"
+                        r"|Fragments failed[ \t]*:[ \t]*[0-9]", re.I),
+                   "local sent out", "reassembly timeout", "fragments failed", fold=True)
 
 
 def detect(text: str) -> float:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import ALL, Meta, Reading
@@ -448,10 +449,11 @@ _STRONG_WORDS = (
 _STRONG_LINES = lazy(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
 _WEAK_WORDS = ("packets reassembled ok", "fragments dropped after timeout", "fragments created", "total packets received")
 # BSD / HP-UX / FTX / TCP_OS wording (and their lower-case `ip:` headers), Windows: not Linux.
-_NOT_LINUX = lazy(
+_NOT_LINUX = needs(lazy(
     r"fragments received[ \t]*$|dup or out of space|output datagrams fragmented|datagrams that can't be fragmented"
     r"|^[ \t]*ip6?:[ \t]*$|Reassembly Required|IPv[46] Statistics|^[ \t]*IP Statistics",
-    re.M)
+    re.M), "fragments received", "dup or out of space", "output datagrams fragmented",
+    "datagrams that can't be fragmented", "ip:", "ip6:", "Reassembly Required", " Statistics", fold=False)
 
 
 def detect(text: str) -> float:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import Meta, Reading
@@ -72,8 +73,10 @@ _MAP: Dict[str, str] = {
 }
 _RAW_ONLY = {" pdus needing fragmentation", " reassembly timeout (seconds)"}
 
-_DETECT = lazy(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
-                     r"|PDUs (?:Needing|Successfully) Reass|^[ \t]*IP Statistics and Errors", re.M | re.I)
+_DETECT = needs(lazy(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
+                     r"|PDUs (?:Needing|Successfully) Reass|^[ \t]*IP Statistics and Errors", re.M | re.I),
+                "reassemble needed", "delivered to users", "fragments generated", "reassemble failed", "pdus needing reass",
+                "pdus successfully reass", "ip statistics and errors", fold=True)
 
 
 def detect(text: str) -> float:

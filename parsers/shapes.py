@@ -33,7 +33,7 @@ every real-form case and a generated cron log and requires the same output):
   snapshot of that signature the verdict reached from the shape's detection scores, kept
   only when its numbers do not change them (parsers/__init__.py checks before using it).
 
-The regular expression checks where the digit runs are (`.{n}` between `[0-9]{1,19}`);
+The regular expression checks where the digit runs are (`.{n}` between `\\d{1,19}`, ASCII mode);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
 equal segment lengths proves every other character equal.
 """
@@ -290,7 +290,17 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         elif original[tokens[0]] != "0" and fine((), tokens):
             nonzero.extend(tokens)
 
-    sort_out(candidates)
+    if candidates and fine(candidates):
+        good.extend(candidates)
+    else:
+        # Numbers on a line that speaks of forwarding are the likely culprits (`Forwarding: 1`,
+        # `N forwarded`: anything but 0): sorted out apart, the rest often passes whole. The
+        # order changes how many reads it takes, never what is accepted (all together, below).
+        def forwarding(i: int) -> bool:
+            a = runs[i][0]
+            return "forward" in region[region.rfind("\n", 0, a) + 1:region.find("\n", a)].lower()
+        sort_out([i for i in candidates if not forwarding(i)])
+        sort_out([i for i in candidates if forwarding(i)])
     if len(good) + len(nonzero) < len(candidates):
         # Some stay literal. The groups were found with every number replaced, so a number
         # inside a label (`packet forwarded (0 packet fast forwarded)`) hid its line's value:
@@ -323,12 +333,14 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     group_of: Dict[int, int] = {}
     for i in sorted(set(slots.values()) & varying):
         group_of[i] = len(group_of)
+    # In ASCII mode `\d` is [0-9], and `.` is `.{1}` (the dots of an SNMP OID): the same
+    # pattern, but re's parser (Python) takes half the time over it.
     parts, last = [], 0
     for i, (a, b) in enumerate(runs):
         if a > last:
-            parts.append(".{%d}" % (a - last))
+            parts.append("." if a - last == 1 else ".{%d}" % (a - last))
         if i in varying:
-            run_rx = "[1-9][0-9]{0,%d}+" % (MAX_DIGITS - 1) if i in nonzero else "[0-9]{1,%d}+" % MAX_DIGITS
+            run_rx = "[1-9]\\d{0,%d}+" % (MAX_DIGITS - 1) if i in nonzero else "\\d{1,%d}+" % MAX_DIGITS
             parts.append("(%s)" % run_rx if i in group_of else run_rx)   # possessive: no backtracking
         else:
             parts.append(original[i])
@@ -336,7 +348,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     if len(region) > last:
         parts.append(".{%d}" % (len(region) - last))
     try:
-        rx = re.compile("".join(parts), re.S)
+        rx = re.compile("".join(parts), re.S | re.A)
     except (re.error, OverflowError, RecursionError):
         return None
 
@@ -361,18 +373,15 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
     shape.ranked = None
     if ranked_of is not None and not forced:
+        # Now, while the texts just read alone are at hand (the caller's ranked_of detects the
+        # lines their reading cut, no second split): the template alone too (its scores were
+        # taken in its own text), and the numbers all replaced, by sentinels and by zeros.
         tokens = sorted(varying)
         mixed = {**zeros, **{i: others[i] for i in nonzero}}
-
-        def scores():
-            """Computed the first time a text starts with this shape (a cron log never asks).
-            The template alone too: its scores were taken in its own text, the others alone."""
-            ranked = ranked_of(None)
-            if ranked and ranked_of(text) == ranked \
-                    and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
-                return ranked
-            return None
-        shape.ranked = scores
+        ranked = ranked_of(None)
+        if ranked and ranked_of(text) == ranked \
+                and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
+            shape.ranked = ranked
     return shape
 
 
@@ -392,10 +401,13 @@ def split_alone(text: str):
     return chunks
 
 
-def read_alone(text: str, finish: Callable) -> Optional[dict]:
+def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None) -> Optional[dict]:
     """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
-    dict without source, index and line; None unless there is exactly one."""
+    dict without source, index and line; None unless there is exactly one. `cut`, when
+    given, keeps the lines of that one chunk, joined (what detection would be given)."""
     chunks = split_alone(text)
+    if chunks is not None and cut is not None:
+        cut[text] = "\n".join(chunks[0].lines)
     snap = None if chunks is None else finish(chunks[0])
     return None if snap is None else _plain(snap)
 

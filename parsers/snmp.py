@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import Meta, Reading
@@ -81,10 +82,12 @@ _LINE = lazy(
     r"(?P<value>[^\s].*?)[ \t]*$")
 _ENUM = lazy(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
 
-_DETECT = lazy(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
+_DETECT = needs(lazy(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
                      r"|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.(?:1[4-9]\.0|31\.1\.1\.(?:1[4-6]|2[7-9])\.[12])[ \t]"
-                     r"|^[ \t]*ip(?:Reasm|Frag)[A-Za-z]+\.0[ \t]*=")
-_DETECT_WEAK = lazy(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.")
+                     r"|^[ \t]*ip(?:Reasm|Frag)[A-Za-z]+\.0[ \t]*="),
+                "-MIB::ip", ".3.6.1.2.1.4.", "ipReasm", "ipFrag", fold=False)
+_DETECT_WEAK = needs(lazy(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
+                     "-MIB::ip", ".3.6.1.2.1.4.", fold=False)
 
 
 def detect(text: str) -> float:

@@ -22,6 +22,7 @@ import bisect
 import re
 from typing import Dict, List, Optional
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import COUNTERS, TRAFFIC, Meta, Reading
@@ -75,9 +76,11 @@ _IP_PAIR = lazy(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|InDelivers|
                       # a value grouped by a locale (=2 293 219 011) is read whole, never as its first group
                       r"(?P<value>\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])|\S+)")
 
-_DETECT_IP = lazy(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
-                        r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I)
-_DETECT_MIB = lazy(r"(?<!\S)(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d")
+_DETECT_IP = needs(lazy(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
+                        r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I),
+                   "reasm", "frag", "inreceives", "forwarding", "defaultttl", "indelivers", "outrequests", fold=True)
+_DETECT_MIB = needs(lazy(r"(?<!\S)(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d"),
+                    "tcp", "udp", "icmp", "rawip", "sctp", fold=False)
 _DETECT_HEADER = lazy(r"^[\s>]*(?:IPv4|IPv6|IP|RAWIP|UDP|TCP|ICMPv4|SCTP)[ \t]+[a-z]\w*\s*=", re.M)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import TRAFFIC, Meta, Reading
@@ -51,10 +52,11 @@ LABELS = {
 SETTINGS = {"ipreasmtimeout", "ipforwarding", "ipdefaultttl"}
 
 # `   92  ipReasmReqds`: a count, then one MIB name and nothing else (no `=`: that is Solaris).
-_MIB_LINE = lazy(r"^[\s>]*\d[\d,]*\s+ip(?:Reasm|Frag|InReceives|InHdrErrors|InAddrErrors|Forw"
+_MIB_LINE = needs(lazy(r"^[\s>]*\d[\d,]*\s+ip(?:Reasm|Frag|InReceives|InHdrErrors|InAddrErrors|Forw"
                        r"|InDelivers|InDiscards|InUnknownProtos|OutRequests|OutDiscards|OutNoRoutes"
-                       r"|DefaultTTL|RoutingDiscards)\w*\s*$", re.M)
-_OTHER_MIB = lazy(r"^[\s>]*\d[\d,]*\s+(?:icmp|tcp|udp)[A-Z]\w*\s*$", re.M)
+                       r"|DefaultTTL|RoutingDiscards)\w*\s*$", re.M),
+                  "ipReasm", "ipFrag", "ipIn", "ipForw", "ipOut", "ipDefaultTTL", "ipRoutingDiscards", fold=False)
+_OTHER_MIB = needs(lazy(r"^[\s>]*\d[\d,]*\s+(?:icmp|tcp|udp)[A-Z]\w*\s*$", re.M), "icmp", "tcp", "udp", fold=False)
 _STCP_WORDS = lazy(r"-statistics|-protocol\s+ip|^[\s>]*ip:\s*$|^[\s>]*ready\s+\d\d:\d\d:\d\d\s*$"
                          r"|>system>", re.M | re.I)
 _COUNT_NAME = lazy(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>[A-Za-z]\w*)\s*$")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional
 
+from ._needs import needs
 from ._regex import lazy
 from . import base
 from .text import DAMAGED
@@ -109,8 +110,8 @@ NETSH_SETTINGS = {"再構築のタイムアウト"}          # Reassembly Timeou
 NETSH_FORWARDING = {"転送": {"有効": True, "無効": False}}   # Forwarding: Enabled / Disabled
 _NETSH = lazy(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
 _NETSH_HEADER = lazy(r"^[ \t]*MIB-II IP", re.M)
-_NETSH_STRONG = lazy(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
-                           r"|作成されたフラグメント)[ \t]*:[ \t]*[0-9]", re.M)
+_NETSH_STRONG = needs(lazy(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
+                           r"|作成されたフラグメント)[ \t]*:[ \t]*[0-9]", re.M), "再構築", "フラグメント", fold=False)
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}
 # `  Label = value` for a label we read; anything after the value is kept so it can be
@@ -124,14 +125,18 @@ _KNOWN = lazy(r"^\s*(?P<label>" + "|".join(
 _LONE_DIGIT = lazy(r"(?<![A-Za-z\d])\d")
 _WORD = lazy(r"[^\W\d_]+\d*", re.U)
 
-_DETECT_STRONG = lazy(
+_DETECT_STRONG = needs(lazy(
     r"^[\s>]*(?:Reassembly (?:Required|Successful|Failures)|Datagrams (?:Successfully Fragmented"
     r"|Failing Fragmentation)|Fragments Created|Reassemblierung (?:erforderlich|erfolgreich|erfolglos)"
-    r"|Erfolg(?:reiche|lose) Datagrammfragmentierung|Erzeugte Fragmente)\s*=\s*\d", re.M | re.I)
-_DETECT_WEAK = lazy(
+    r"|Erfolg(?:reiche|lose) Datagrammfragmentierung|Erzeugte Fragmente)\s*=\s*\d", re.M | re.I),
+    "reassembly ", "datagrams ", "fragments created", "reassemblierung ", "datagrammfragmentierung", "erzeugte fragmente",
+    fold=True)
+_DETECT_WEAK = needs(lazy(
     r"^[\s>]*(?:(?:IP|IPv4|IPv6) Statistics|IPv[46]-Statistik|Interface Statistics"
     r"|(?:Packets Received|Received Header Errors|Received Address Errors|Output Requests"
-    r"|Received Packets Discarded|Empfangene Pakete)\s*=\s*\d)", re.M | re.I)
+    r"|Received Packets Discarded|Empfangene Pakete)\s*=\s*\d)", re.M | re.I),
+    " statistics", "-statistik", "packets received", "received header errors", "received address errors",
+    "output requests", "received packets discarded", "empfangene pakete", fold=True)
 
 
 def detect(text: str) -> float:

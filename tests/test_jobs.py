@@ -3,6 +3,7 @@ status as one process, in the same order (toolkit/inputs.py)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -131,3 +132,39 @@ def test_one_job_does_not_load_multiprocessing():
             "from toolkit.entry import main\nmain()") % str(FIXTURES / "netstat" / "linux")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
+
+
+def test_the_main_process_learns_the_shapes_before_the_workers_start(tmp_path, monkeypatch):
+    """A folder of one-snapshot files of a few shapes: the main process reads the first ones
+    itself and learns their shapes; the workers, forked after, learn none again, and the
+    snapshots are those of one job."""
+    import parsers
+    from toolkit import hosts, inputs
+
+    dumps = [p for p in sorted((FIXTURES / "netstat").rglob("*.txt")) if p.parent.name in ("linux", "windows")]
+    texts = [p.read_text(errors="replace") for p in dumps[:4]]
+    for i in range(240):
+        text = texts[i % len(texts)]
+        (tmp_path / f"h{i:03d}.txt").write_text(text.replace(" 0 ", f" {i} ", 1))
+    log = tmp_path.parent / f"{tmp_path.name}-learnt.log"
+    real = parsers._learn
+
+    def learn(*args, **kwargs):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    def run(jobs):
+        monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
+        monkeypatch.setattr(parsers, "_DETECTED", {})
+        found, _ = hosts.walk([str(tmp_path)], lambda m: None)
+        out = [(inp.path, json.dumps(s.to_dict())) for s, inp in
+               inputs.read(found, None, inputs.Outcome(), lambda m: None, jobs=jobs)]
+        return out
+
+    monkeypatch.setattr(parsers, "_learn", learn)
+    one = run(1)
+    log.unlink()
+    assert run(2) == one and len(one) >= 240
+    learners = log.read_text().split()
+    assert learners and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"

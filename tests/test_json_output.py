@@ -188,3 +188,92 @@ def test_records_are_written_whole_and_in_order_in_batches(tmp_path):
     with open(out, "w") as fh:
         assert output.json_array(iter([]), fh) == 0
     assert out.read_text() == "[]\n"
+
+
+# --- the indented form (triage --json, report json, capture --json): the C encoder, walked ---
+
+def indented_forms():
+    """Every fixture's triage document, each host alone as write_json writes it, and each
+    snapshot's and diff's record: what the commands print with indent."""
+    from toolkit import triage
+    docs = []
+    for folder in [FIXTURES / "cases", *sorted(p for p in (FIXTURES / "netstat").iterdir() if p.is_dir())]:
+        hosts, _ = triage.gather([str(folder)], {})
+        triage.run(hosts)
+        docs.append(triage.document(hosts))
+        docs += [h.to_dict() for h in hosts]
+    return docs
+
+
+def test_every_fixtures_triage_document_is_indented_as_json_dumps_does():
+    docs = indented_forms()
+    assert len(docs) > 50
+    nested = 0
+    for doc in docs:
+        for indent in (2, 1, 4, "\t", 0):
+            assert output.dumps(doc, indent=indent) == stdlib(doc, indent=indent)
+        nested += output.dumps(doc, indent=2).count("\n          ") > 0
+    assert nested > 10, "no deeply nested document: the walk went untested"
+
+
+def test_every_code_point_is_indented_and_escaped_the_same():
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(chars), 4096):
+        chunk = "".join(chars[i:i + 4096])
+        obj = {chunk: [chunk, {"k": chunk, chunk[:9]: [chunk[9:20], {}]}], "n": [1, [chunk[:3]]]}
+        assert output.dumps(obj, indent=2) == stdlib(obj, indent=2), hex(ord(chunk[0]))
+
+
+@pytest.mark.parametrize("obj", [
+    {}, [], {"a": {}, "b": [], "c": [{}], "d": [[]]}, [[1, [2, [3, {}]]]], (1, 2), {"t": (1, (2,))},
+    None, True, False, 0, 2 ** 64, 1e16, float("nan"), "x", "", "\u202e\x85",
+    {1: "int key"}, {None: 1, True: 2, False: [3], 1.5: {"x": 1}, 2: [4], float("inf"): [[]]},
+    {1: {"a": 1}, "1": {"b": 2}}, OrderedDict(b={"x": 1}, a=[2]), {"e": [Colour.RED], Colour.RED: {"k": Colour.RED}},
+    {"s": ["lone \ud800 surrogate", {"\ud800": 1}]}, [namedtuple("Pair", "a b")(1, [2.5])],
+    {"deep": json.loads("[" * 300 + "1" + "]" * 300)}, {"deep": json.loads('{"a": ' * 200 + "{}" + "}" * 200)},
+    ["a, b: c", {"k,:\n": ["v\n,  x", "]", "}", "[", "{"]}], {"x": [[], {}, [{}], 0.1, -0.0, 1e-05]},
+    [{"a": 1}] * 5, {"mixed": [1, "two", None, True, 2.5, [3], {"four": 4}]},
+])
+def test_awkward_values_are_indented_as_the_standard_library_does(obj):
+    for indent in (2, 0, 3, "\t", -1, " x "):
+        assert output.dumps(obj, indent=indent) == stdlib(obj, indent=indent)
+
+
+@pytest.mark.parametrize("obj", [{"p": [Point(1)]}, {"a": {"when": datetime(2026, 1, 1)}}, [[{1, 2}]], [object()],
+                                 {(1, 2): 3}, {"a": {(1, 2): [3]}}, [{"k": [1]}, {(1,): 2}]])
+def test_what_the_standard_library_refuses_indented_is_still_refused(obj):
+    with pytest.raises(TypeError) as expected:
+        json.dumps(obj, indent=2)
+    with pytest.raises(TypeError) as got:
+        output.dumps(obj, indent=2)
+    assert str(got.value) == str(expected.value)
+
+
+def test_an_indented_circular_value_is_refused():
+    loop = {"a": [1]}
+    loop["b"] = [loop]
+    with pytest.raises(ValueError, match="Circular reference"):
+        output.dumps(loop, indent=2)
+    shared = {"x": [1]}
+    obj = {"a": shared, "b": [shared, shared]}
+    assert output.dumps(obj, indent=2) == stdlib(obj, indent=2)     # shared, not a loop
+
+
+def test_the_indented_path_is_in_use_and_walks_only_above_the_leaves(monkeypatch):
+    calls = []
+    real = output._walk
+    monkeypatch.setattr(output, "_walk", lambda o, *a: (calls.append(o), real(o, *a))[1])
+    obj = {"a": {"counters": {str(i): i for i in range(100)}}, "b": [[1, 2], ["x"]]}
+    assert output.dumps(obj, indent=2) == stdlib(obj, indent=2)
+    assert len(calls) < 10, "every value was walked in Python"
+
+
+def test_triage_json_is_the_standard_librarys_indented_text():
+    now = subprocess.run([sys.executable, "-m", "toolkit", "triage", str(FIXTURES / "cases"), "--json"], cwd=ROOT,
+                         capture_output=True, timeout=300)
+    before = subprocess.run([sys.executable, "-c", BEFORE, "triage", str(FIXTURES / "cases"), "--json"], cwd=ROOT,
+                            capture_output=True, timeout=300)
+    strip = lambda b: b"\n".join(l for l in b.split(b"\n") if b'"generated_at"' not in l)   # noqa: E731
+    assert now.returncode == before.returncode
+    assert strip(now.stdout) == strip(before.stdout) and now.stderr == before.stderr
+    assert len(now.stdout) > 10000

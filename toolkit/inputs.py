@@ -57,13 +57,19 @@ def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: C
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
     `prefer`) where the text fits it as well. `jobs` > 1 reads files in that many worker
-    processes: the same snapshots and error lines, in the same order (see `_Workers`).
+    processes: the same snapshots and error lines, in the same order (see `_Workers`),
+    once this process has read the first files itself until they teach no new shape
+    (`_Warm`): the workers, forked then, start with its shapes and detections.
     The input `-` is `stdin` (the process's standard input when None).
     """
     dumps = [inp for inp in inputs if inp.kind == "dump"]
-    workers = _Workers(dumps, os_name, prefer, jobs) if jobs > 1 and len(dumps) > 1 else None
+    workers = None
+    warm = _Warm(len(dumps)) if jobs > 1 and len(dumps) > 1 else None
     try:
-        for inp in dumps:
+        for at, inp in enumerate(dumps):
+            if warm is not None and warm.done(at):
+                warm = None
+                workers = _Workers(dumps[at:], os_name, prefer, jobs)
             name = inp.path
             count = 0
             done = workers.result(inp) if workers else None
@@ -121,6 +127,34 @@ def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callabl
 
 
 # --- worker processes -------------------------------------------------------------------------
+
+WARM_QUIET = 32          # files in a row that taught no new shape: the main process has learnt what repeats
+
+
+class _Warm:
+    """When the main process stops reading files itself and forks the workers. Shapes are
+    learnt the second time they are read (parsers/shapes.py); each worker would learn every
+    one again (~10 ms a shape) and read its first two sightings in full. So the main process
+    reads files until WARM_QUIET in a row taught it nothing, or a quarter of them are read;
+    the output is the same whoever reads a file (the fast path gives what the full path gives)."""
+
+    def __init__(self, files: int):
+        self.limit = files // 4
+        self.last = self._newest()
+        self.quiet = 0
+
+    @staticmethod
+    def _newest():
+        order = parsers.SHAPES.order
+        return order[-1] if order else None
+
+    def done(self, read: int) -> bool:
+        """True when the workers should take the files from index `read` on."""
+        newest = self._newest()
+        self.quiet = 0 if newest is not self.last else self.quiet + 1
+        self.last = newest
+        return read > 0 and (self.quiet > WARM_QUIET or read >= self.limit)
+
 
 BIG = 16 * 2 ** 20       # a file this big is read in the main process, streamed: a worker would hold all its snapshots
 BATCH_FILES, BATCH_BYTES = 32, 2 * 2 ** 20      # small files go to a worker this many at a time
@@ -212,13 +246,27 @@ def _worker_start() -> None:
     sys.stdout = sys.stderr = open(os.devnull, "w")
 
 
+_FIELDS = None
+
+
+def _fields() -> Tuple[str, ...]:
+    global _FIELDS
+    if _FIELDS is None:
+        import dataclasses
+        _FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot))
+    return _FIELDS
+
+
 def _read_batch(batch, os_name: Optional[str]):
-    """In a worker: for each file, [snapshot or error line, ...] in the order they came."""
+    """In a worker: for each file, [snapshot or error line, ...] in the order they came; a
+    snapshot as the tuple of its fields (unpickled in half the time of the object, in the
+    main process, which reads every worker's results)."""
     done = []
+    fields = _fields()
     for name, hint, _ in batch:
         events: list = []
         for snap in _file(name, os_name, hint, events.append):
-            events.append(snap)
+            events.append(tuple([getattr(snap, f) for f in fields]))
         done.append(events)
     return done
 
@@ -231,7 +279,7 @@ def _replay(events, nbytes: int, error: Callable[[str], None],
         if type(event) is str:
             error(event)
         else:
-            yield event
+            yield Snapshot(*event)
 
 
 class _Counting(io.RawIOBase):

@@ -59,9 +59,9 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet
         kinds = sorted({i.kind for i in other})
         error(f"skipped {len(other)} input(s) that are not netstat dumps ({', '.join(kinds)}: "
               f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); mssdiag triage reads them")
-    total = size(inputs)
     jobs = jobs_wanted(jobs)
-    if quiet or not sys.stderr.isatty() or total < 32 * 2 ** 20:
+    total = 0 if quiet or not sys.stderr.isatty() else size(inputs)      # a stat a file: only for a bar
+    if total < 32 * 2 ** 20:
         yield from read(inputs, os_name, outcome, error, jobs=jobs)
         return
     with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
