@@ -1,0 +1,181 @@
+"""The common offline runs without typer (docs/architecture.md, "Start-up"; issue 10).
+
+Importing typer alone takes longer than the start-up goal. So `mssdiag --version` and the
+commands toolkit/commands/spec.py lists (generated from the typer app: its options, their
+types and defaults) are read here, as click would read them, and their work is called
+directly. Only what is read here unambiguously, exactly as click and typer would, takes
+this path; anything else goes to typer, so help, completion and every usage error stay
+typer's own: a help option anywhere, `--`, an option not listed or given in another form
+(`-j4`, `-qj 4`, a flag with `=`), a missing value or argument, a value whose conversion is
+not plain (`typer`'s conversion would be needed: ` 4`, `-1`, `1e3`), shell completion, no
+stdout. tests/test_fast_path.py runs a corpus of command lines both ways.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable, List, Mapping, Optional
+
+from toolkit.commands import plain_number
+
+_KINDS = {"str": str, "int": int, "float": float, "bool": bool}
+
+
+def _value(kind: type, value):
+    """typer's value for one item of a plain str/int/float option (LookupError: not plain)."""
+    if type(value) is kind:
+        return value
+    if kind in (int, float):
+        return plain_number(kind, value)
+    raise LookupError(value)
+
+
+def _values(spec: dict, given: dict) -> Optional[dict]:
+    """The keyword arguments typer would pass for the values read (None: leave it to typer)."""
+    out = {}
+    for name, (kind_name, many, default, required) in spec["params"].items():
+        kind = _KINDS[kind_name]
+        value = given.get(name, default)
+        if kind is bool and isinstance(value, bool):      # typer leaves a flag's bool alone
+            pass
+        elif value is None:
+            value = () if many else None
+        elif many:
+            if isinstance(value, str) or not isinstance(value, (list, tuple)):
+                return None
+            value = [_value(kind, v) for v in value]
+        else:
+            value = _value(kind, value)
+        if required and (value is None or (many and value in ((), []))):
+            return None                                   # typer's "Missing ..." error
+        if many and value is not None:                    # typer's _normalize_collection_value
+            value = None if default is None and len(value) == 0 else list(value)
+        out[name] = value
+    return out
+
+
+def _read(spec: dict, args: List[str]) -> Optional[dict]:
+    """`args` (after the command's name) as click reads them, or None when they are not
+    plainly understood."""
+    options, help_names = spec["options"], spec["help"]
+    given: dict = {}
+    positional: List[str] = []
+    rest = list(args)
+    rest.reverse()
+    while rest:
+        arg = rest.pop()
+        if arg == "--" or arg in help_names:
+            return None
+        if arg[:1] != "-" or len(arg) == 1:               # `-` is stdin, an argument
+            positional.append(arg)
+            continue
+        name, eq, explicit = arg.partition("=")
+        if eq and not arg.startswith("--"):
+            return None                                   # `-j=4`: click reads the value `=4`
+        if name not in options or name in help_names:
+            return None
+        param, flag = options[name]
+        if flag is not None:
+            if eq:
+                return None                               # click: "does not take a value"
+            value = flag
+        elif eq:
+            value = explicit
+        elif rest:
+            value = rest.pop()                            # as click: even one starting with `-`
+        else:
+            return None                                   # click: "requires an argument"
+        if spec["params"][param][1]:
+            given.setdefault(param, []).append(value)
+        else:
+            given[param] = value
+    if positional:
+        if spec["argument"] is None:
+            return None                                   # click: "unexpected extra argument"
+        given[spec["argument"]] = tuple(positional)
+    try:
+        return _values(spec, given)
+    except LookupError:
+        return None
+
+
+def plan(argv: List[str], environ: Mapping[str, str]) -> Optional[Callable[[], None]]:
+    """The run for `argv` without typer, ready to call; None when typer must run it."""
+    if any(key.endswith("_COMPLETE") for key in environ) or sys.stdout is None or not argv:
+        return None
+    from toolkit.commands import spec
+    if len(argv) == 1 and argv[0] in spec.VERSION:
+        return _version
+    for words in (1, 2):
+        found = spec.COMMANDS.get(" ".join(argv[:words])) if len(argv) >= words else None
+        if found is not None:
+            values = _read(found, argv[words:])
+            if values is None:
+                return None
+            module, _, name = found["work"].partition(":")
+            work = getattr(__import__(module, fromlist=[name]), name)
+            return lambda: _run(found["path"], work, values)
+    return None
+
+
+def _version() -> None:
+    from toolkit.commands import version_line
+    sys.stdout.write(version_line() + "\n")     # typer.echo: the line, then a flush
+    sys.stdout.flush()
+    sys.exit(0)
+
+
+class _Pacified:
+    """click's PacifyFlushWrapper: a stream whose flush ignores a reader that left."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+
+    def flush(self) -> None:
+        import errno
+        try:
+            self.wrapped.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+
+    def __getattr__(self, attr):
+        return getattr(self.wrapped, attr)
+
+
+def _run(path: str, work: Callable[..., object], values: dict) -> None:
+    """Run `work` as toolkit.cli.main runs a typer command: the same signals, errors and exits."""
+    import signal
+
+    from toolkit.commands import BadValue, Exit, guarded
+    from toolkit.output import raise_interrupted, safe
+
+    signal.signal(signal.SIGINT, raise_interrupted)
+    signal.signal(signal.SIGTERM, raise_interrupted)
+
+    def call():
+        try:
+            code = work(**values)
+        except Exit as exc:
+            code = exc.code
+        except BadValue as exc:      # typer.BadParameter, raised in the command's context
+            print(f"mssdiag: {safe(f'Invalid value for {exc.hint}: {exc.message}')} (see '{path} --help')",
+                  file=sys.stderr)
+            sys.exit(2)
+        except EOFError:             # typer: a newline on stderr, then Abort
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            print("mssdiag: interrupted", file=sys.stderr)
+            sys.exit(130)
+        except KeyboardInterrupt:    # typer: Exit(130), nothing said
+            code = 130
+        except OSError as exc:
+            import errno
+            if exc.errno != errno.EPIPE:
+                raise
+            sys.stdout = _Pacified(sys.stdout)      # typer: a reader that left ends the run quietly
+            sys.stderr = _Pacified(sys.stderr)
+            sys.exit(1)
+        sys.stdout.flush()
+        return code
+
+    guarded(call)

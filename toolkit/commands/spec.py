@@ -1,0 +1,47 @@
+"""The commands toolkit/commands/fast.py runs without typer, as the typer app defines them.
+
+Generated from the app by scripts/fast_spec.py (`make fast-spec`): do not edit;
+tests/test_fast_path.py fails when it no longer matches the app."""
+
+VERSION = ('--version', '-V')
+
+COMMANDS = {'diff': {'argument': 'paths',
+          'help': ('-h', '--help'),
+          'options': {'--format': ('fmt', None),
+                      '--host': ('host', None),
+                      '--jobs': ('jobs', None),
+                      '--json': ('as_json', True),
+                      '--os': ('os_name', None),
+                      '--quiet': ('quiet', True),
+                      '-f': ('fmt', None),
+                      '-j': ('jobs', None),
+                      '-q': ('quiet', True)},
+          'params': {'as_json': ('bool', False, False, False),
+                     'fmt': ('str', False, 'table', False),
+                     'host': ('str', False, None, False),
+                     'jobs': ('int', False, 1, False),
+                     'os_name': ('str', False, None, False),
+                     'paths': ('str', True, None, True),
+                     'quiet': ('bool', False, False, False)},
+          'path': 'mssdiag diff',
+          'work': 'toolkit.commands.offline:diff'},
+ 'parse': {'argument': 'paths',
+           'help': ('-h', '--help'),
+           'options': {'--format': ('fmt', None),
+                       '--host': ('host', None),
+                       '--jobs': ('jobs', None),
+                       '--json': ('as_json', True),
+                       '--os': ('os_name', None),
+                       '--quiet': ('quiet', True),
+                       '-f': ('fmt', None),
+                       '-j': ('jobs', None),
+                       '-q': ('quiet', True)},
+           'params': {'as_json': ('bool', False, False, False),
+                      'fmt': ('str', False, 'table', False),
+                      'host': ('str', False, None, False),
+                      'jobs': ('int', False, 1, False),
+                      'os_name': ('str', False, None, False),
+                      'paths': ('str', True, None, True),
+                      'quiet': ('bool', False, False, False)},
+           'path': 'mssdiag parse',
+           'work': 'toolkit.commands.offline:parse'}}
