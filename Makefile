@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test system-deps bench bench-probe clean
+.PHONY: demo test system-deps bench bench-probe fast-spec clean
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test: $(STAMP) system-deps
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_bench.py
 	$(BIN)/python benchmarks/startup_bench.py
+
+# toolkit/commands/spec.py from the typer app, after changing a command the fast path runs
+# (tests/test_fast_cli.py fails until it is current)
+fast-spec: $(STAMP)
+	$(BIN)/python scripts/fast_spec.py
 
 bench-probe: $(STAMP) system-deps
 	$(BIN)/python benchmarks/probe_bench.py

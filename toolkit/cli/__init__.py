@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from toolkit.cli import lab, offline, probe
-from toolkit.commands import guarded, version_line
+from toolkit.commands import Exit, guarded, version_line
 from toolkit.output import raise_interrupted, safe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
@@ -65,8 +65,8 @@ def main() -> None:
             if sys.stdout is None:
                 raise OSError(9, "stdout is closed")
             code = startup.command(app, sys.argv[1:])(prog_name="mssdiag", standalone_mode=False)
-            sys.stdout.flush()
-            return code
+        except Exit as exc:       # a typer-free helper's (toolkit/commands/), as typer.Exit
+            code = exc.code
         except usage_error as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":
                 sys.exit(0)  # help was printed
@@ -79,5 +79,7 @@ def main() -> None:
         except typer.Abort:
             print("mssdiag: interrupted", file=sys.stderr)
             sys.exit(130)
+        sys.stdout.flush()
+        return code
 
     guarded(call)      # interrupts, a reader that left, an unwritable stdout: as on the fast path

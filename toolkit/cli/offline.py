@@ -1,4 +1,5 @@
-"""`mssdiag parse` and `mssdiag diff`: offline netstat dumps (the options and help; the work: toolkit/commands/offline.py)."""
+"""`mssdiag parse` and `mssdiag diff`: offline netstat dumps (the options and help; the work:
+toolkit/commands/offline.py)."""
 from __future__ import annotations
 
 from typing import List, Optional

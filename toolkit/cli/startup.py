@@ -169,7 +169,7 @@ def plain(work: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[.
         @functools.wraps(signature)
         def command(**values: Any) -> Any:
             try:
-                return work(**values)
+                return command.plain_work(**values)     # type: ignore[attr-defined]
             except Exit as exc:
                 raise typer.Exit(exc.code)
             except BadValue as exc:
@@ -177,6 +177,21 @@ def plain(work: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[.
         command.plain_work = work          # type: ignore[attr-defined]
         return command
     return decorate
+
+
+_PLAIN_CODE = plain(print)(print).__code__         # the code of every function `plain` makes
+
+
+def plain_part(callback: Any) -> Any:
+    """The function `plain` made, found under the wrappers typer puts around a command's
+    callback (None for a command not made by `plain`); its `plain_work` is the work."""
+    found = None
+    while callback is not None:
+        if "plain_work" in getattr(callback, "__dict__", {}) and callable(getattr(callback, "__wrapped__", None)) \
+                and getattr(callback, "__code__", None) is _PLAIN_CODE:
+            found = callback
+        callback = getattr(callback, "__wrapped__", None)
+    return found
 
 
 class NotPlain(Exception):
@@ -221,8 +236,6 @@ def _spec_of(path: str, command: Any, ctx: Any, work: Callable[..., Any]) -> dic
 def describe(app: typer.Typer) -> str:
     """toolkit/commands/spec.py: the commands marked `plain` as the fast path reads them,
     generated from the typer app (scripts/fast_spec.py; a test keeps it current)."""
-    import inspect
-
     root = typer.main.get_command(app)
     found: Dict[str, dict] = {}
 
@@ -232,9 +245,9 @@ def describe(app: typer.Typer) -> str:
             if hasattr(sub, "commands"):
                 walk(sub, sub_ctx, words + [name])
                 continue
-            work = getattr(inspect.unwrap(sub.callback, stop=lambda f: hasattr(f, "plain_work")),
-                           "plain_work", None)
-            if work is not None:
+            made = plain_part(sub.callback)
+            if made is not None:
+                work = made.plain_work
                 found[" ".join(words + [name])] = _spec_of(" ".join(words + [name]), sub, sub_ctx, work)
 
     top = root.make_context("mssdiag", [], resilient_parsing=True)
@@ -242,6 +255,6 @@ def describe(app: typer.Typer) -> str:
     version = next(p for p in root.params if p.name == "version")
     return ('"""The commands toolkit/commands/fast.py runs without typer, as the typer app defines them.\n\n'
             "Generated from the app by scripts/fast_spec.py (`make fast-spec`): do not edit;\n"
-            'tests/test_fast_path.py fails when it no longer matches the app."""\n\n'
+            'tests/test_fast_cli.py fails when it no longer matches the app."""\n\n'
             f"VERSION = {tuple(version.opts + version.secondary_opts)!r}\n\n"
             f"COMMANDS = {pprint.pformat(found, width=110, sort_dicts=True)}\n")

@@ -8,7 +8,7 @@ this path; anything else goes to typer, so help, completion and every usage erro
 typer's own: a help option anywhere, `--`, an option not listed or given in another form
 (`-j4`, `-qj 4`, a flag with `=`), a missing value or argument, a value whose conversion is
 not plain (`typer`'s conversion would be needed: ` 4`, `-1`, `1e3`), shell completion, no
-stdout. tests/test_fast_path.py runs a corpus of command lines both ways.
+stdout. tests/test_fast_cli.py runs a corpus of command lines both ways.
 """
 from __future__ import annotations
 

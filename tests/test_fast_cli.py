@@ -1,0 +1,203 @@
+"""The fast path (toolkit/commands/fast.py): `--version` and the commands toolkit/commands/spec.py
+lists run without typer, with exactly the values, output, errors and exit status of the typer
+path; the spec is what the typer app says; whatever the fast path is unsure of goes to typer."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "fixtures" / "cases" / "demo" / "vos-host"
+SMALL = str(DEMO / "netstat-stcp.txt")
+FIXTURES = sorted((ROOT / "fixtures" / "netstat").glob("*/*.txt"))
+LINUX = str(next(p for p in FIXTURES if p.parent.name == "linux"))
+WINDOWS = str(next(p for p in FIXTURES if p.parent.name == "windows"))
+FRAMEWORK = ("typer", "click", "rich", "pydantic")
+
+# The run of a command line, either way: the console script's entry (the fast path when it
+# can) or the typer CLI itself; the framework modules the run imported go to a file.
+RUN = """
+import atexit, json, sys
+way, args, report = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+sys.argv = ["mssdiag"] + args
+def imported():
+    with open(report, "w") as out:
+        out.write(json.dumps(sorted(m for m in {framework} if m in sys.modules)))
+atexit.register(imported)
+if way == "entry":
+    from toolkit.entry import main
+else:
+    from toolkit.cli import main
+main()
+""".format(framework=FRAMEWORK)
+
+
+def run(way, args, stdin=b""):
+    """(exit status, stdout, stderr, framework modules imported) of `mssdiag ARGS`, `way`:
+    "entry" (the console script) or "typer" (the typer CLI, never the fast path)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
+        env = dict(os.environ, COLUMNS="80", SOURCE_DATE_EPOCH="1700000000")       # a fixed report date
+        done = subprocess.run([sys.executable, "-c", RUN, way, json.dumps(args), report.name], cwd=str(ROOT),
+                              input=stdin, capture_output=True, timeout=120, env=env)
+        imported = json.loads(report.read() or "null")
+    return done.returncode, done.stdout, done.stderr, imported
+
+
+# Command lines the fast path must take (typer not imported) ...
+FAST = [
+    ["--version"], ["-V"],
+    ["parse", SMALL], ["parse", SMALL, "--json"], ["parse", "--json", SMALL], ["parse", SMALL, "-f", "jsonl"],
+    ["parse", SMALL, "--format=json"], ["parse", SMALL, "--format", "json", "--format", "table"],
+    ["parse", SMALL, LINUX, "-q", "--jobs", "2"], ["parse", SMALL, "-j", "0", "--json"],
+    ["parse", SMALL, "--host", "web1", "--json"], ["parse", SMALL, "--host=", "--json"],
+    ["parse", SMALL, "--host", "--json"],                       # click takes `--json` as --host's value
+    ["parse", "-", "--json"], ["parse", SMALL, "-", "-f", "jsonl"],
+    ["parse", SMALL, "--format", "bad"], ["parse", SMALL, "--os", "nope"], ["parse", WINDOWS, "--os", "linux"],
+    ["parse", SMALL, "--os", "vos", "--json"], ["parse", str(ROOT / "no-such-file.txt")],
+    ["parse", str(ROOT / "no-such-file.txt"), SMALL, "--json"], ["parse", str(DEMO)],
+    ["parse", SMALL, "--json", "--json"], ["parse", SMALL, "--jobs", "3"],
+    ["diff", SMALL], ["diff", SMALL, "--json"], ["diff", SMALL, LINUX, "-f", "jsonl"], ["diff", LINUX],
+    ["diff", SMALL, "--format", "nope"],
+    ["calc", "mss"], ["calc", "mss", "--mtu", "1500", "--encap", "pppoe"], ["calc", "mss", "--mtu=9000", "--json"],
+    ["calc", "mss", "--mtu", "-5"], ["calc", "mss", "--mtu", "1500", "--encap", "vlan,bogus"],
+    ["calc", "mss", "--family", "ipv6", "--tcp-options", "12", "--ip-options", "4", "--json"],
+    ["calc", "mss", "--ip-options", "3"], ["calc", "mss", "--mtu", "40"],
+    ["calc", "transfer", "--mss", "536,1460", "--size", "1MB"], ["calc", "transfer", "--mss", "1460", "--json"],
+    ["calc", "transfer", "--mss", "536", "--window", "64k", "--ack-every", "1"],
+    ["calc", "transfer", "--mss", "0"], ["calc", "transfer", "--mss", "536", "--ack-every", "0"],
+    ["calc", "bdp", "--bandwidth", "10G", "--rtt", "20ms"], ["calc", "bdp", "--bandwidth", "1G", "--rtt", "x"],
+    ["calc", "bdp", "--bandwidth", "100M", "--rtt", "0.05s", "--factor", "4", "--json"],
+    ["calc", "bdp", "--bandwidth", "10G", "--rtt", "20ms", "--factor", "0"],
+    ["calc", "mathis", "--mss", "1460", "--rtt", "50ms", "--loss", "0.0001"],
+    ["calc", "mathis", "--mss", "1460", "--rtt", "50ms", "--loss", "0.01%", "--json"],
+    ["triage", str(DEMO)], ["triage", str(DEMO), "--json"], ["triage", str(DEMO), "--format", "md"],
+    ["triage", str(DEMO), "--os", "vos", "--release", "14.6", "--peer", "non-local"], ["triage", str(DEMO), "-f", "x"],
+    ["triage", str(DEMO), "--peer", "far"], ["triage", str(DEMO), "--icmp-wait", "200"],
+    ["triage", str(DEMO), "--icmp-wait", "2.5", "--port", "0"], ["triage"],
+    ["triage", str(DEMO), "--bandwidth", "10G", "--rtt", "20ms", "--loss", "0.0001", "--mtu", "1500", "--json"],
+    ["triage", str(DEMO), "-o", str(ROOT / "no-such-dir" / "report.md"), "--format", "md"],
+    ["triage", SMALL, "--host", "web1", "--json"],
+]
+
+# ... and command lines it must leave to typer (help, completion, every usage error typer words)
+TYPER = [
+    [], ["--help"], ["-h"], ["--version", "parse"], ["parse"], ["parse", "--help"], ["parse", SMALL, "-h"],
+    ["parse", SMALL, "--bogus"], ["parse", SMALL, "--jso"], ["parse", SMALL, "--json=1"], ["parse", SMALL, "-qj", "2"],
+    ["parse", SMALL, "-j4"], ["parse", SMALL, "-j=4"], ["parse", SMALL, "--jobs", "-1"], ["parse", SMALL, "--jobs", "x"],
+    ["parse", SMALL, "--jobs", " 4"], ["parse", SMALL, "--jobs", "1_0"], ["parse", SMALL, "--jobs", "1e3"],
+    ["parse", SMALL, "--jobs", "007"],
+    ["parse", SMALL, "--jobs"], ["parse", SMALL, "--host"], ["parse", "--", SMALL], ["parse", SMALL, "--", "-x"],
+    ["parse", "-x"], ["parse", SMALL, "-5"], ["pars", SMALL], ["calc"], ["calc", "mss", "extra"],
+    ["calc", "mss", "--ip-options", "-4"], ["calc", "transfer"], ["calc", "bdp", "--bandwidth", "10G"],
+    ["calc", "--help", "mss"], ["calc", "mss", "--help"], ["calc", "mss", "--mtu"], ["calc", "nope"],
+    ["triage", str(DEMO), "--icmp-wait", "1e3"], ["triage", str(DEMO), "--icmp-wait", "-1"],
+]
+
+
+def _same(args, stdin=b""):
+    fast, slow = run("entry", args, stdin), run("typer", args, stdin)
+    assert fast[:3] == slow[:3], (args, fast, slow)
+    assert "typer" in slow[3], slow[3]                      # the typer path did use typer
+    return fast
+
+
+@pytest.mark.parametrize("args", FAST, ids=lambda a: " ".join(Path(x).name if "/" in x else x for x in a) or "-")
+def test_fast_path_is_taken_and_answers_as_typer(args):
+    code, out, err, imported = _same(args, stdin=Path(SMALL).read_bytes() if "-" in args else b"")
+    assert imported == [], f"mssdiag {' '.join(args)} imported {imported}"
+    assert out or err
+
+
+@pytest.mark.parametrize("args", TYPER, ids=lambda a: " ".join(Path(x).name if "/" in x else x for x in a) or "-")
+def test_what_the_fast_path_is_unsure_of_goes_to_typer(args):
+    code, out, err, imported = _same(args)
+    assert "typer" in imported, f"mssdiag {' '.join(args)}: the fast path answered"
+
+
+def test_completion_goes_to_typer():
+    env = {"_MSSDIAG_COMPLETE": "complete_bash", "COMP_WORDS": "mssdiag parse --j", "COMP_CWORD": "2"}
+    from toolkit.commands.fast import plan
+    assert plan(["parse", SMALL, "--json"], env) is None
+    assert plan(["parse", SMALL, "--json"], {}) is not None
+
+
+def test_spec_is_generated_from_the_typer_app():
+    """toolkit/commands/spec.py is what scripts/fast_spec.py makes from the app now (rerun it:
+    `make fast-spec`), and each command's work takes exactly the typer command's parameters."""
+    import inspect
+
+    from toolkit.cli import app
+    from toolkit.cli.startup import describe
+    from toolkit.commands import spec
+
+    assert (ROOT / "toolkit" / "commands" / "spec.py").read_text() == describe(app)
+    assert {"parse", "diff", "triage", "calc mss", "calc transfer", "calc bdp", "calc mathis"} <= set(spec.COMMANDS)
+    for name, found in spec.COMMANDS.items():
+        module, _, attr = found["work"].partition(":")
+        work = getattr(__import__(module, fromlist=[attr]), attr)
+        assert list(inspect.signature(work).parameters) == list(found["params"]) or \
+            set(inspect.signature(work).parameters) == set(found["params"]), name
+
+
+def _typer_values(app, words, args):
+    """The keyword arguments the typer CLI passes to a command's work for `args` (or the
+    name of the error it raises instead)."""
+    from toolkit.cli import startup
+
+    root = startup.command(app, list(words))
+    command = root
+    for word in words:
+        command = command.commands[word]
+    signature = startup.plain_part(command.callback)
+    got = {}
+    saved = signature.plain_work
+    signature.plain_work = lambda **values: got.update(values)
+    try:
+        root.main(list(words) + list(args), prog_name="mssdiag", standalone_mode=False)
+    except Exception as exc:          # usage errors: the fast path must have left these to typer
+        return type(exc).__name__
+    finally:
+        signature.plain_work = saved
+    return got
+
+
+VALUE_CASES = {
+    "parse": [[SMALL], ["a", "b", "-"], ["a", "--json", "-q", "-j", "0", "--host", "h", "--os", "vos", "-f", "jsonl"],
+              ["a", "--host=x=y"], ["a", "--host", "-"], ["a", "--host", ""], ["a", "--jobs", "12"],
+              ["a", "--jobs", "-2"], ["a", "--jobs", "+2"], ["a", "--jobs", "٣"], ["a", "--jobs", "0x1"], ["a", "-j", "00"],
+              ["a", "--os", "vos", "--os", "linux"], ["a", "--format"], ["a", "--json=yes"], ["-"], ["--json"], [],
+              ["a", "--no-json"], ["a", "--", "b"], ["a", "-qq"], ["a", "\udcff.txt"], ["a", "--host", "\udcff"]],
+    "calc mss": [[], ["--mtu", "1500"], ["--mtu", "-1500"], ["--ip-options", "4"], ["--ip-options", "4.0"],
+                 ["--ip-options", "99999999999999999999"], ["--tcp-options", "012"], ["--json", "--json"], ["x"]],
+    "calc transfer": [["--mss", "536"], [], ["--mss", "536", "--window", "64k"], ["--mss", "1", "--ack-every", "3"]],
+    "triage": [[], ["d"], ["d", "-t", "a", "--target", "b", "-t=c"], ["d", "-t", "a", "-t", "a"], ["d", "--icmp-wait", "2"],
+               ["d", "--icmp-wait", "2.50"], ["d", "--icmp-wait", ".5"], ["d", "--icmp-wait", "5."],
+               ["d", "--icmp-wait", "1e3"], ["d", "--icmp-wait", "inf"], ["d", "--probe-targets", "-o", "x"],
+               ["--hosts", "h.toml"], ["d", "-p", "21,80", "--send", "x"]],
+}
+
+
+@pytest.mark.parametrize("command", sorted(VALUE_CASES))
+def test_values_equal_typers(command):
+    """For each command line, the fast path either leaves it to typer or calls the work with
+    exactly the values (types included) the typer CLI passes it."""
+    from toolkit.cli import app
+    from toolkit.commands import fast, spec
+
+    taken = 0
+    for args in VALUE_CASES[command]:
+        mine = fast._read(spec.COMMANDS[command], args)
+        theirs = _typer_values(app, command.split(), args)
+        if mine is None:
+            continue
+        taken += 1
+        assert isinstance(theirs, dict), (command, args, theirs)
+        assert {k: (type(v), v) for k, v in mine.items()} == {k: (type(v), v) for k, v in theirs.items()}, args
+    assert taken >= 3, command
