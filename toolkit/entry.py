@@ -12,9 +12,9 @@ only stdout and stderr are flushed here.
 """
 from __future__ import annotations
 
+import _signal as signal     # the C module: `signal` would import enum (~4 ms) before anything is needed
 import gc
 import os
-import signal
 import sys
 
 
