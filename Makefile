@@ -10,6 +10,8 @@ $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,fleet]'
+	@# `mssdiag ... --help` as typer prints it without a terminal, for the fast path (not in git)
+	$(BIN)/python scripts/help_cache.py
 	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
 	$(BIN)/python -m compileall -q toolkit parsers
 	touch $(STAMP)
@@ -33,9 +35,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/startup_bench.py
 
 # toolkit/commands/spec.py from the typer app, after changing a command the fast path runs
-# (tests/test_fast_cli.py fails until it is current)
+# (tests/test_fast_cli.py fails until it is current), and the help the fast path prints
 fast-spec: $(STAMP)
 	$(BIN)/python scripts/fast_spec.py
+	$(BIN)/python scripts/help_cache.py
+	$(BIN)/python -m compileall -q toolkit/commands
 
 bench-probe: $(STAMP) system-deps
 	$(BIN)/python benchmarks/probe_bench.py

@@ -257,4 +257,63 @@ def describe(app: typer.Typer) -> str:
             "Generated from the app by scripts/fast_spec.py (`make fast-spec`): do not edit;\n"
             'tests/test_fast_cli.py fails when it no longer matches the app."""\n\n'
             f"VERSION = {tuple(version.opts + version.secondary_opts)!r}\n\n"
+            f"HELP = {tuple(top.help_option_names)!r}\n\n"
+            f"HELP_ENV = {HELP_ENV!r}\n\n"
             f"COMMANDS = {pprint.pformat(found, width=110, sort_dicts=True)}\n")
+
+
+# What rich and typer read from the environment to render help (besides whether a stream is a
+# terminal); with any of these set, help is typer's own. Generation runs with none of them.
+HELP_ENV = ("COLUMNS", "LINES", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "NO_COLOR", "GITHUB_ACTIONS",
+            "DATABRICKS_RUNTIME_VERSION", "UNICODE_VERSION", "TTY_INTERACTIVE", "TTY_COMPATIBLE", "JUPYTER_COLUMNS",
+            "JUPYTER_LINES", "TYPER_USE_RICH", "_TYPER_FORCE_DISABLE_TERMINAL")
+
+
+def render_help(app: typer.Typer) -> str:
+    """toolkit/commands/_help.py: every `mssdiag [COMMAND...] --help` as typer prints it when no
+    standard stream is a terminal, and what that text was made from (every module file this
+    process loaded, with its size and time). The fast path prints it only while all of those
+    files are unchanged, in the same conditions. Run without a terminal (scripts/help_cache.py)."""
+    import contextlib
+    import io
+    import sys
+
+    from toolkit.cli import main
+
+    def rendered(args: List[str]) -> str:
+        out, err = io.StringIO(), io.StringIO()
+        saved = sys.argv
+        sys.argv = ["mssdiag"] + args
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    main()
+                except SystemExit as done:
+                    if done.code not in (0, None) or err.getvalue():
+                        raise RuntimeError(f"mssdiag {' '.join(args)}: {done.code} {err.getvalue()}")
+        finally:
+            sys.argv = saved
+        return out.getvalue()
+
+    paths: List[List[str]] = [[]]
+
+    def walk(command: Any, words: List[str]) -> None:
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            paths.append(words + [name])
+            walk(sub, words + [name])
+    walk(typer.main.get_command(app), [])
+    texts: Dict[str, str] = {}
+    for words in paths:
+        text = rendered(words + ["--help"])
+        if rendered(words + ["-h"]) == text:
+            texts[" ".join(words)] = text
+    stamp = sorted({(m.__file__, os.stat(m.__file__).st_size, os.stat(m.__file__).st_mtime_ns)
+                    for name, m in list(sys.modules.items()) if name != "__main__"
+                    and isinstance(getattr(m, "__file__", None), str)
+                    and os.path.isfile(m.__file__)})
+    return ('"""`mssdiag ... --help` when no standard stream is a terminal, as typer prints it: made by\n'
+            'scripts/help_cache.py at install (not in git); toolkit/commands/fast.py prints it only while\n'
+            'every file in STAMP is unchanged."""\n\n'
+            f"ENCODING = {sys.stdout.encoding!r}\n\n"
+            f"STAMP = {pprint.pformat(stamp, width=110)}\n\n"
+            f"HELP = {pprint.pformat(texts, width=110)}\n")

@@ -108,6 +108,8 @@ def plan(argv: list[str], environ) -> Callable[[], None] | None:
     from toolkit.commands import spec
     if len(argv) == 1 and argv[0] in spec.VERSION:
         return _version
+    if argv[-1] in spec.HELP:
+        return _help(argv[:-1], environ)
     for words in (1, 2):
         found = spec.COMMANDS.get(" ".join(argv[:words])) if len(argv) >= words else None
         if found is not None:
@@ -118,6 +120,37 @@ def plan(argv: list[str], environ) -> Callable[[], None] | None:
             work = getattr(__import__(module, fromlist=[name]), name)
             return lambda: _run(found["path"], work, values)
     return None
+
+
+def _help(words: list[str], environ) -> Callable[[], None] | None:
+    """`mssdiag [COMMAND...] --help` from toolkit/commands/_help.py (made at install from typer's
+    own output), when typer would print just that: no standard stream is a terminal, nothing
+    in the environment changes rich's output, and no file it was made from has changed."""
+    import os
+
+    from toolkit.commands import spec
+    if any(key in environ for key in spec.HELP_ENV) or any(os.isatty(fd) for fd in (0, 1, 2)):
+        return None
+    try:
+        from toolkit.commands import _help as made
+    except ImportError:              # not made (a wheel without it, a read-only checkout)
+        return None
+    text = made.HELP.get(" ".join(words))
+    if text is None or (sys.stdout.encoding or "").lower() != made.ENCODING:
+        return None
+    for path, size, mtime in made.STAMP:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if st.st_size != size or st.st_mtime_ns != mtime:
+            return None
+
+    def show() -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.exit(0)
+    return show
 
 
 def _version() -> None:

@@ -5,6 +5,10 @@ tests/test_fast_cli.py fails when it no longer matches the app."""
 
 VERSION = ('--version', '-V')
 
+HELP = ('-h', '--help')
+
+HELP_ENV = ('COLUMNS', 'LINES', 'TERMINAL_WIDTH', 'FORCE_COLOR', 'PY_COLORS', 'NO_COLOR', 'GITHUB_ACTIONS', 'DATABRICKS_RUNTIME_VERSION', 'UNICODE_VERSION', 'TTY_INTERACTIVE', 'TTY_COMPATIBLE', 'JUPYTER_COLUMNS', 'JUPYTER_LINES', 'TYPER_USE_RICH', '_TYPER_FORCE_DISABLE_TERMINAL')
+
 COMMANDS = {'calc bdp': {'argument': None,
               'help': ('-h', '--help'),
               'options': {'--bandwidth': ('bandwidth', None),
