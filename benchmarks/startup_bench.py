@@ -45,6 +45,7 @@ def mssdiag_commands(mssdiag: str, name: str = ""):
            ("mssdiag --help", [mssdiag, "--help"], {}, None),
            (f"mssdiag parse {SMALL.name}", [mssdiag, "parse", str(SMALL)], {}, None),
            (f"mssdiag parse {SMALL.name} --json", [mssdiag, "parse", str(SMALL), "--json"], {}, None),
+           (f"mssdiag diff {SMALL.name} --json", [mssdiag, "diff", str(SMALL), "--json"], {}, None),
            ("mssdiag calc mss --mtu 1500 --encap pppoe", [mssdiag, "calc", "mss", "--mtu", "1500", "--encap", "pppoe"],
             {}, None),
            ("mssdiag calc mss --mtu 1500 --json", [mssdiag, "calc", "mss", "--mtu", "1500", "--json"], {}, None),
