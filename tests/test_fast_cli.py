@@ -285,3 +285,37 @@ def test_help_cache_holds_what_typer_prints_now(help_cache, tmp_path):
     fresh: dict = {}
     exec((tmp_path / "fresh.py").read_text(), fresh)
     assert fresh["HELP"] == made.HELP and {"", "parse", "calc mss", "probe", "lab up"} <= set(made.HELP)
+
+
+def _unwritable_run(way, args, stdout):
+    import tempfile
+
+    from toolkit.cli.startup import HELP_ENV
+    env = {k: v for k, v in os.environ.items() if k not in HELP_ENV and not k.endswith("_COMPLETE")}
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
+        done = subprocess.run([sys.executable, "-c", RUN, way, json.dumps(args), report.name], cwd=str(ROOT),
+                              stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE, timeout=120, env=env)
+        return done.returncode, done.stderr, json.loads(report.read() or "null")
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["parse", SMALL, "--json"], ["parse", SMALL],
+                                  ["calc", "mss"], ["calc", "mss", "--json"], ["triage", str(DEMO), "--json"]],
+                         ids=lambda a: " ".join(Path(x).name if "/" in x else x for x in a))
+def test_an_unwritable_stdout_ends_as_on_the_typer_path(help_cache, args):
+    """A full disk, and a reader that left before the first byte: the same line and status."""
+    for where in ("full", "pipe"):
+        outcomes = []
+        for way in ("entry", "typer"):
+            if where == "full":
+                with open("/dev/full", "w") as out:
+                    outcomes.append(_unwritable_run(way, args, out))
+            else:
+                read, write = os.pipe()
+                os.close(read)
+                try:
+                    outcomes.append(_unwritable_run(way, args, write))
+                finally:
+                    os.close(write)
+        fast, slow = outcomes
+        assert fast[:2] == slow[:2] and fast[0] != 0, (where, fast, slow)
+        assert fast[2] == [] and "typer" in slow[2]

@@ -65,24 +65,31 @@ def guarded(call) -> None:
     a reader that left and an unwritable stdout end in one line on stderr, never a
     traceback. `call` returns the exit status; both the typer path (toolkit.cli.main) and
     the fast path end through here."""
-    from toolkit.output import Interrupted, OutputClosed, safe
     try:
         code = call()
-    except Interrupted as exc:
+    except (Exception, KeyboardInterrupt) as exc:
+        _ended(exc)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _ended(exc: BaseException) -> None:
+    """Exit as the CLI does for what ended a run, if it is one of those (else return)."""
+    from toolkit.output import Interrupted, OutputClosed, safe      # here: --version and help need none of it
+    if isinstance(exc, Interrupted):
         print(f"mssdiag: {exc.word}", file=sys.stderr)
         sys.exit(128 + exc.signum)
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         print("mssdiag: interrupted", file=sys.stderr)
         sys.exit(130)
-    except (BrokenPipeError, OutputClosed):
+    if isinstance(exc, (BrokenPipeError, OutputClosed)):
         stdout_gone()   # `mssdiag parse big | head`: the reader left
         print("mssdiag: cannot write the output: Broken pipe (the reader left)", file=sys.stderr)
         sys.exit(1)
-    except OSError as exc:
+    if isinstance(exc, OSError):
         if exc.filename is None:       # a write to stdout failed (`> /dev/full`, `>&-`)
             stdout_gone()
             print(f"mssdiag: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         else:
             print(f"mssdiag: {safe(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
         sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)

@@ -146,18 +146,22 @@ def _help(words: list[str], environ) -> Callable[[], None] | None:
         if st.st_size != size or st.st_mtime_ns != mtime:
             return None
 
-    def show() -> None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        sys.exit(0)
-    return show
+    return lambda: _printed(text)
 
 
 def _version() -> None:
     from toolkit.commands import version_line
-    sys.stdout.write(version_line() + "\n")     # typer.echo: the line, then a flush
-    sys.stdout.flush()
-    sys.exit(0)
+    _printed(version_line() + "\n")          # typer.echo: the line, then a flush
+
+
+def _printed(text: str) -> None:
+    """Print `text` and exit as typer does after help or --version (the same errors)."""
+    from toolkit.commands import guarded
+
+    def write() -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    guarded(lambda: _typer_run(write, ""))
 
 
 class _Pacified:
@@ -182,36 +186,40 @@ def _run(path: str, work: Callable[..., object], values: dict) -> None:
     """Run `work` as toolkit.cli.main runs a typer command: the same signals, errors and exits."""
     import signal
 
-    from toolkit.commands import BadValue, Exit, guarded
-    from toolkit.output import raise_interrupted, safe
+    from toolkit.commands import guarded
+    from toolkit.output import raise_interrupted
 
     signal.signal(signal.SIGINT, raise_interrupted)
     signal.signal(signal.SIGTERM, raise_interrupted)
+    guarded(lambda: _typer_run(lambda: work(**values), path))
 
-    def call():
-        try:
-            code = work(**values)
-        except Exit as exc:
-            code = exc.code
-        except BadValue as exc:      # typer.BadParameter, raised in the command's context
-            print(f"mssdiag: {safe(f'Invalid value for {exc.hint}: {exc.message}')} (see '{path} --help')",
-                  file=sys.stderr)
-            sys.exit(2)
-        except EOFError:             # typer: a newline on stderr, then Abort
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            print("mssdiag: interrupted", file=sys.stderr)
-            sys.exit(130)
-        except KeyboardInterrupt:    # typer: Exit(130), nothing said
-            code = 130
-        except OSError as exc:
-            import errno
-            if exc.errno != errno.EPIPE:
-                raise
-            sys.stdout = _Pacified(sys.stdout)      # typer: a reader that left ends the run quietly
-            sys.stderr = _Pacified(sys.stderr)
-            sys.exit(1)
-        sys.stdout.flush()
-        return code
 
-    guarded(call)
+def _typer_run(call: Callable[[], object], path: str):
+    """`call()` with what typer's own main (standalone_mode=False) and toolkit.cli.main's
+    handlers do with its outcome: the exit status, or the run ended as they end it."""
+    from toolkit.commands import BadValue, Exit
+    try:
+        code = call()
+    except Exit as exc:
+        code = exc.code
+    except BadValue as exc:      # typer.BadParameter, raised in the command's context
+        from toolkit.output import safe
+        print(f"mssdiag: {safe(f'Invalid value for {exc.hint}: {exc.message}')} (see '{path} --help')",
+              file=sys.stderr)
+        sys.exit(2)
+    except EOFError:             # typer: a newline on stderr, then Abort
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        print("mssdiag: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except KeyboardInterrupt:    # typer: Exit(130), nothing said
+        code = 130
+    except OSError as exc:
+        import errno
+        if exc.errno != errno.EPIPE:
+            raise
+        sys.stdout = _Pacified(sys.stdout)      # typer: a reader that left ends the run quietly
+        sys.stderr = _Pacified(sys.stderr)
+        sys.exit(1)
+    sys.stdout.flush()
+    return code
