@@ -144,7 +144,7 @@ def heavy_modules(argv, extra, stdin=None) -> str:
         return ""
     code = "import sys; sys.argv[0] = 'mssdiag'; from toolkit.entry import main; main()"
     env = dict(os.environ, **extra)
-    command = [python, "-X", "importtime", "-c", code] + argv[1:]
+    command = [python, "-P", "-X", "importtime", "-c", code] + argv[1:]     # -P: not the current checkout
     if stdin == TTY:         # stdin and stdout a terminal; importtime's report (stderr) read here
         err = _on_terminal(lambda fd: subprocess.run(command, env=env, stdin=fd, stdout=fd, stderr=subprocess.PIPE,
                                                      text=True).stderr)

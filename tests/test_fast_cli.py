@@ -319,3 +319,22 @@ def test_an_unwritable_stdout_ends_as_on_the_typer_path(help_cache, args):
         fast, slow = outcomes
         assert fast[:2] == slow[:2] and fast[0] != 0, (where, fast, slow)
         assert fast[2] == [] and "typer" in slow[2]
+
+
+@pytest.mark.parametrize("args, absent", [
+    (["--version"], {"typing", "re", "json", "enum", "toolkit.output"}),
+    (["--help"], {"typing", "re", "json", "enum", "toolkit.output"}),
+    (["calc", "mss", "--mtu", "1500", "--json"], {"typing"}),
+], ids=lambda a: " ".join(a) if isinstance(a, list) else "")
+def test_the_quickest_runs_stay_small(help_cache, args, absent):
+    """`--version` and help import no more than the interpreter's own start does, `calc
+    --json` not even `typing` (docs/benchmarks.md: each is a few ms)."""
+    from toolkit.cli.startup import HELP_ENV
+    code = (f"import atexit, sys; sys.argv = ['mssdiag'] + {args!r}; "
+            f"atexit.register(lambda: print(sorted(m for m in {sorted(absent)!r} if m in sys.modules), file=sys.stderr)); "
+            "from toolkit.entry import main; main()")
+    env = {k: v for k, v in os.environ.items() if k not in HELP_ENV and not k.endswith("_COMPLETE")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert done.returncode == 0 and done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
