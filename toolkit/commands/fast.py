@@ -184,13 +184,13 @@ class _Pacified:
 
 def _run(path: str, work: Callable[..., object], values: dict) -> None:
     """Run `work` as toolkit.cli.main runs a typer command: the same signals, errors and exits."""
-    import signal
+    import _signal    # as `signal` does, without building its enums
 
     from toolkit.commands import guarded
     from toolkit.output import raise_interrupted
 
-    signal.signal(signal.SIGINT, raise_interrupted)
-    signal.signal(signal.SIGTERM, raise_interrupted)
+    _signal.signal(_signal.SIGINT, raise_interrupted)
+    _signal.signal(_signal.SIGTERM, raise_interrupted)
     guarded(lambda: _typer_run(lambda: work(**values), path))
 
 
