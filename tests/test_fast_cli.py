@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -339,3 +340,36 @@ def test_the_quickest_runs_stay_small(help_cache, args, absent):
                           text=True, env=env, timeout=60)
     assert done.returncode == 0 and done.stdout
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_only_commands_under_inert_group_callbacks_are_described():
+    """A group callback that does work would be skipped by the fast path: its commands are
+    left out of the spec unless the callback is marked `inert`."""
+    import typer
+
+    from toolkit.cli.startup import describe, inert, plain
+    from toolkit.commands import offline
+
+    def app_with(root_marker):
+        app = typer.Typer()
+
+        @app.callback()
+        @root_marker
+        def root(version: bool = typer.Option(False, "--version", is_eager=True)) -> None:
+            """A root."""
+
+        @app.command("parse")
+        @plain(offline.parse)
+        def parse(paths: List[str] = typer.Argument(...), as_json: bool = typer.Option(False, "--json")) -> None:
+            """Parse."""
+
+        @app.command("other")
+        def other() -> None:
+            """Not plain."""
+        return app
+
+    spec: dict = {}
+    exec(describe(app_with(inert)), spec)
+    assert set(spec["COMMANDS"]) == {"parse"} and spec["COMMANDS"]["parse"]["options"] == {"--json": ("as_json", True)}
+    exec(describe(app_with(lambda f: f)), spec)
+    assert spec["COMMANDS"] == {}

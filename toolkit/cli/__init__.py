@@ -34,6 +34,7 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
+@startup.inert        # no work of its own: --version is eager and ends the run
 def root(version: Optional[bool] = typer.Option(
         None, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
     """Diagnose TCP MSS, path MTU and IP fragmentation problems."""

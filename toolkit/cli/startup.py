@@ -194,6 +194,13 @@ def plain_part(callback: Any) -> Any:
     return found
 
 
+def inert(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a group's callback as doing nothing for the commands under it but what its
+    eager options do (--version): the fast path, which skips it, may run those commands."""
+    callback.inert = True            # type: ignore[attr-defined]
+    return callback
+
+
 class NotPlain(Exception):
     """A command marked `plain` uses what the fast path does not know (toolkit/commands/fast.py)."""
 
@@ -240,6 +247,8 @@ def describe(app: typer.Typer) -> str:
     found: Dict[str, dict] = {}
 
     def walk(command: Any, ctx: Any, words: List[str]) -> None:
+        if command.callback is not None and not getattr(command.callback, "inert", False):
+            return        # the group's callback would run before its commands: they stay typer's
         for name, sub in sorted(getattr(command, "commands", {}).items()):
             sub_ctx = sub.make_context(name, [], parent=ctx, resilient_parsing=True)
             if hasattr(sub, "commands"):

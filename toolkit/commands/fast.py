@@ -1,14 +1,16 @@
-"""The common offline runs without typer (docs/architecture.md, "Start-up"; issue 10).
+"""The common offline runs without typer (docs/architecture.md, "The CLI fast path"; issue 10).
 
 Importing typer alone takes longer than the start-up goal. So `mssdiag --version` and the
 commands toolkit/commands/spec.py lists (generated from the typer app: its options, their
 types and defaults) are read here, as click would read them, and their work is called
-directly. Only what is read here unambiguously, exactly as click and typer would, takes
-this path; anything else goes to typer, so help, completion and every usage error stay
-typer's own: a help option anywhere, `--`, an option not listed or given in another form
-(`-j4`, `-qj 4`, a flag with `=`), a missing value or argument, a value whose conversion is
-not plain (`typer`'s conversion would be needed: ` 4`, `-1`, `1e3`), shell completion, no
-stdout. tests/test_fast_cli.py runs a corpus of command lines both ways.
+directly; `--help` is printed from typer's own output made at install (`_help`), where typer
+would print the same bytes. Only what is read here unambiguously, exactly as click and
+typer would, takes this path; anything else goes to typer, so completion, help on a
+terminal and every usage error stay typer's own: a help option anywhere but last, `--`,
+an option not listed or given in another form (`-j4`, `-qj 4`, `-j=4`, a flag with `=`), a
+missing value or argument, an extra argument, a value whose conversion is not plain
+(typer's would be needed: ` 4`, `-1`, `1e3`, `007`), shell completion, no stdout.
+tests/test_fast_cli.py runs a corpus of command lines both ways.
 """
 from __future__ import annotations
 
