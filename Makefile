@@ -10,8 +10,9 @@ $(STAMP): setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,fleet]'
-	@# `mssdiag ... --help` as typer prints it without a terminal, for the fast path (not in git)
-	$(BIN)/python scripts/help_cache.py
+	@# `mssdiag ... --help` as typer prints it without a terminal, for the fast path (not in git;
+	@# without it help is rendered by typer each time, as on a terminal)
+	$(BIN)/python scripts/help_cache.py || echo "help cache not made: mssdiag --help renders through typer"
 	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
 	$(BIN)/python -m compileall -q toolkit parsers
 	touch $(STAMP)
