@@ -4,9 +4,10 @@
 Builds three inputs from the real dumps under fixtures/netstat/ (every OS, each snapshot
 dated as a cron job would append it, every counter moving from one snapshot to the next
 while settings -- Forwarding, TTL, reassembly timeout --, prompt lines and prose stay, as
-on a real host; see counter_spans): a mixed corpus (default 256 MiB), one large cron log of one host (default 1 GiB)
-and a directory of small dumps, one snapshot a file (default 10,000 files). For each it
-runs, as separate processes:
+on a real host; see counter_spans): a mixed corpus (default 256 MiB), a cron log of one
+Linux server (default 1 GiB, its whole `netstat -s`: SERVER below), one of a switch's short
+Linux dump (default 256 MiB: SWITCH) and a directory of small dumps, one snapshot a file
+(default 10,000 files). For each it runs, as separate processes:
 
   mssdiag parse FILE --format jsonl > /dev/null      (the whole job: split, detect, parse, JSON)
   mssdiag parse DIR --format jsonl --jobs 2          (directory only: two worker processes; CPU
@@ -19,8 +20,8 @@ and prints MiB/s (wall), MiB and snapshots (files for the directory) per CPU sec
 a shared, loaded machine still measures fairly) and peak RSS for each, side by side; with
 --repeat N, each figure is the median of N runs. The load average is printed with the table.
 
-  .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--files 10000]
-                                             [--repeat 1] [--keep DIR]
+  .venv/bin/python benchmarks/parse_bench.py [--corpus-mb 256] [--big-mb 1024] [--switch-mb 256]
+                                             [--files 10000] [--repeat 1] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "netstat"
 PYTHON = sys.executable
+# The one-host cron logs: a RHEL server's whole `netstat -s` (3.2 KB: what a Linux server's
+# cron job appends), and an Arista switch's (1.2 KB: few TcpExt lines). Costs are mostly per
+# snapshot, so MiB/s is about three times lower on the switch's.
+SERVER = "tcpmon-netstat-rhel-zero-omitted.txt"
+SWITCH = "arista-eos-bash-netstat-s.txt"
 NUMBER = re.compile(r"(?<![\w.:/-])\d+(?![\w.:/-])")
 
 
@@ -217,8 +223,9 @@ def write_files(folder: Path, count: int, dumps, seed: int = 2) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus-mb", type=int, default=256)
-    ap.add_argument("--big-mb", type=int, default=1024, help="0 skips the large-file run")
+    ap.add_argument("--corpus-mb", type=int, default=256, help="the mixed corpus (0 skips it)")
+    ap.add_argument("--big-mb", type=int, default=1024, help="the server's cron log (0 skips it)")
+    ap.add_argument("--switch-mb", type=int, default=256, help="the switch's cron log (0 skips it)")
     ap.add_argument("--files", type=int, default=10000, help="small dumps in the directory run (0 skips it)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per figure (the median is printed)")
     ap.add_argument("--keep", type=Path, help="write the inputs here and keep them")
@@ -229,16 +236,19 @@ def main() -> None:
     work = args.keep or Path(tempfile.mkdtemp(prefix="mssdiag-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     rows = []
-    corpus = work / "corpus-mixed.log"
-    n = write_corpus(corpus, args.corpus_mb * 2**20, dumps)
-    rows += measure(f"mixed corpus ({n} snapshots)", corpus, n, args.repeat)
-    if not args.keep:
-        corpus.unlink()
-    if args.big_mb:
-        linux = [d for d in dumps if d[0] == "linux" and "Tcp:" in d[1]][:1] or dumps[:1]
-        big = work / "cron-linux-big.log"
-        n = write_corpus(big, args.big_mb * 2**20, linux)
-        rows += measure(f"one cron log ({n} snapshots)", big, n, args.repeat)
+    if args.corpus_mb:
+        corpus = work / "corpus-mixed.log"
+        n = write_corpus(corpus, args.corpus_mb * 2**20, dumps)
+        rows += measure(f"mixed corpus ({n} snapshots)", corpus, n, args.repeat)
+        if not args.keep:
+            corpus.unlink()
+    for name, mb, what in ((SERVER, args.big_mb, "a server's"), (SWITCH, args.switch_mb, "a switch's")):
+        if not mb:
+            continue
+        text = (FIXTURES / "linux" / name).read_text(encoding="utf-8")
+        big = work / f"cron-linux-{name.split('-')[0]}.log"
+        n = write_corpus(big, mb * 2**20, [("linux", text)])
+        rows += measure(f"one cron log, {what} dump ({n} snapshots, {len(text)} B each)", big, n, args.repeat)
         if not args.keep:
             big.unlink()
     if args.files:

@@ -14,9 +14,10 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Un
 from .base import forget_texts, read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
 from .shapes import Shapes, learn, read_alone, split_alone
+from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
-_SHARED = {"base", "model", "text", "paste", "shapes"}
+_SHARED = {"base", "model", "text", "paste", "shapes", "silent"}
 
 
 def _discover() -> Dict[str, ModuleType]:
@@ -70,6 +71,7 @@ MAX_DETECT_KEY = 64 << 10    # a longer text is detected every time
 # Shapes learnt from the snapshots read in full (parsers/shapes.py), for every text read in
 # this process; iter_parse(fast=False) reads everything in full (what tests compare against).
 SHAPES = Shapes()
+SILENT = Silent()            # texts no parser reads, numbers aside (parsers/silent.py): fast path only
 
 
 def detect_cached(text: str) -> List[Tuple[str, float]]:
@@ -196,8 +198,12 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             if cached is not None:
                 module, note = cached
             else:
-                ranked = detect_cached("\n".join(chunk.lines))
+                text = "\n".join(chunk.lines)
+                silent = SILENT if shapes is not None else None
+                ranked = [] if silent is not None and silent.known(text) else detect_cached(text)
                 if not ranked:
+                    if silent is not None:
+                        silent.heard(text, detect)
                     skip(chunk.line, "text with numbers that no parser recognizes")
                     continue
                 module, note = _verdict(ranked, last)

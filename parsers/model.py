@@ -82,6 +82,12 @@ class Snapshot:
     prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
                                         # host it belongs to (toolkit/hosts.py decides)
 
+    def __getstate__(self) -> dict:
+        # not the shape a snapshot matched whole was built from (parsers/shapes.py): a --jobs
+        # worker's snapshots travel without it
+        state = self.__dict__
+        return state if "_shape" not in state else {k: v for k, v in state.items() if k != "_shape"}
+
     def to_dict(self) -> dict:
         return {
             "source": self.source, "index": self.index, "os": self.os, "format": self.format,

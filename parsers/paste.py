@@ -29,7 +29,7 @@ MAX_PASTE_LINE pass through untouched (the splitter skips them with a note).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, List
+from typing import Iterable, Iterator, List, Tuple
 
 from parsers._regex import lazy
 
@@ -133,6 +133,22 @@ def _drop_page_lines(text: str) -> str:
 
 _ASCII_TRIGGERS = "&<\\\f"
 _LONG_NL = lazy(r"\n[^\n]{%d}" % FLAT_MIN)
+_LONG_LINE = lazy(r"\n([^\n]{%d,})" % FLAT_MIN)
+
+
+def _recut_long(text: str) -> str:
+    """The text with each line of FLAT_MIN characters or more re-cut (found from its line
+    break, a literal: a loop over every line cost more than the rest of the clean-up)."""
+    out, last = [], 0
+    first = text.find("\n")
+    if (first if first != -1 else len(text)) >= FLAT_MIN:
+        out.append(_recut(text[:first] if first != -1 else text))
+        last = first if first != -1 else len(text)
+    for m in _LONG_LINE.finditer(text, last):
+        out += [text[last:m.start(1)], _recut(m.group(1))]
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _page_candidate(text: str) -> bool:
@@ -154,14 +170,37 @@ def _fenced(text: str) -> bool:
 def inert(text: str) -> bool:
     """True when clean() leaves `text` (whole lines) as it is, whatever surrounds it: none of
     the characters any step looks for, no page line candidate, no line of FLAT_MIN or more."""
+    return lines_only(text) and not _page_candidate(text) and not _long_line(text)
+
+
+def lines_only(text: str) -> bool:
+    """True when clean() can change `text` (whole lines) only through its page-line and
+    long-line steps, which look at one line at a time: none of the characters any other
+    step looks for (a form feed included), no fence. Cheap (substring tests), where those
+    two steps cost a pass each over the text."""
     if text.isascii():
         if any(c in text for c in _ASCII_TRIGGERS):
             return False
     elif _TRIGGER_CHARS.search(text):
         return False
-    if _fenced(text):
+    return not _fenced(text)
+
+
+_DIGIT_RUN = lazy(r"[0-9]+")
+
+
+def safe_lines(text: str, digits: int) -> bool:
+    """True when the page-line and long-line steps leave every line of `text` as it is, and
+    would with each of its digit runs up to `digits` long (the lines of a snapshot shape,
+    whatever its numbers: parsers/text.py reads such text before it is cleaned)."""
+    if _page_candidate(text):
         return False
-    return not _page_candidate(text) and not _long_line(text)
+    for line in text.split("\n"):
+        if len(line) >= FLAT_MIN // 2:
+            runs = _DIGIT_RUN.findall(line)
+            if len(line) + sum(digits - len(r) for r in runs) >= FLAT_MIN:
+                return False
+    return True
 
 
 def clean(text: str) -> str:
@@ -208,7 +247,7 @@ def _clean(text: str) -> str:
     if _page_candidate(text):
         text = _drop_page_lines(text)
     if _long_line(text):
-        text = "\n".join(_recut(line) if len(line) >= FLAT_MIN else line for line in text.split("\n"))
+        text = _recut_long(text)
     return text
 
 
@@ -219,24 +258,42 @@ def normalize(blocks: Iterable[str]) -> Iterator[str]:
     next, so the output text is the same for any block size. A line longer than
     MAX_PASTE_LINE is passed through untouched.
     """
+    for text, _ in _lines(blocks, False):
+        yield text
+
+
+def normalize_later(blocks: Iterable[str]) -> Iterator[Tuple[str, bool]]:
+    """normalize() as (text, done) pairs, where a run of lines that only the page-line and
+    long-line steps could change comes out as it is, done False, for the reader to clean()
+    the parts it reads line by line: parsers/text.py does not need them for a snapshot
+    that a known shape matches whole (safe_lines), and on a cron log those two passes were
+    half of the reading time."""
+    return _lines(blocks, True)
+
+
+def _lines(blocks: Iterable[str], later: bool) -> Iterator[Tuple[str, bool]]:
     carry = ""
     raw = False                      # inside a line too long to normalize: pass it through
     for block in blocks:
         if raw:
             nl = block.find("\n")
             if nl == -1:
-                yield block
+                yield block, True
                 continue
-            yield block[:nl]
+            yield block[:nl], True
             block = block[nl:]
             raw = False
         text = carry + block
         cut = text.rfind("\n") + 1
         carry = text[cut:]
         if cut:
-            yield clean(text[:cut])
+            lines = text[:cut]
+            if later and lines_only(lines):
+                yield lines, False
+            else:
+                yield clean(lines), True
         if len(carry) > MAX_PASTE_LINE:
-            yield carry
+            yield carry, True
             carry, raw = "", True
     if carry:
-        yield clean(carry)
+        yield clean(carry), True

@@ -44,6 +44,7 @@ import re
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ._regex import lazy
+from .paste import safe_lines
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter,
                    fast_date, header_kind)
@@ -60,7 +61,7 @@ class Shape:
     __slots__ = ("rx", "strip", "dated", "key", "lines", "prefix_lines", "size",
                  "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
                  "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
-                 "by_command", "keys", "headers", "ranked")
+                 "by_command", "keys", "headers", "ranked", "raw_ok")
 
     def match(self, text: str, at: int, limit: int):
         """The match of this shape at `at` (the snapshot's first line after its date line), or None."""
@@ -72,6 +73,15 @@ class Shape:
         if text[at:m.end()].encode("utf-8", "surrogatepass").translate(None, _DIGITS_B) != self.strip:
             return None
         return m
+
+    def reads_raw(self, text: str, at: int, end: int) -> bool:
+        """Whether this shape may match text not cleaned yet (text.Splitter.unsettled): true
+        when paste.clean()'s page-line and long-line steps (the only ones left) leave its
+        lines as they are whatever its numbers; the same for every text it matches (only
+        digit runs differ), so found once, from the first."""
+        if self.raw_ok is None:
+            self.raw_ok = safe_lines(text[at:end], MAX_DIGITS)
+        return self.raw_ok
 
     def scores(self):
         """The detection scores of this shape's texts when its numbers do not change them, else None."""
@@ -93,8 +103,10 @@ class Shape:
         raw = self.raw.copy()
         for key, i in self.raw_slots:
             raw[key] = g[i]
-        return Snapshot(source, index, self.os, self.format, chunk.taken_at, self.host, v4, v6, raw,
+        snap = Snapshot(source, index, self.os, self.format, chunk.taken_at, self.host, v4, v6, raw,
                         list(self.warnings), chunk.line, self.forwarding, self.host)
+        snap._shape = (self, g)         # its JSON can come from the shape's (toolkit/snapjson.py)
+        return snap
 
 
 class Shapes:
@@ -115,6 +127,7 @@ class Shapes:
         if len(self.order) >= MAX_SHAPES:
             old = self.order.pop(0)
             self.by_key[(old.dated, old.key)].remove(old)
+        shape.raw_ok = None
         self.order.append(shape)
         self.by_key.setdefault((shape.dated, shape.key), []).insert(0, shape)
         self.any = True

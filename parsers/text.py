@@ -489,6 +489,8 @@ class _Info:
 
 WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
 _DIGIT = re.compile(r"[0-9]")
+_WAIT = object()         # _ends: the text there is not all here yet
+_NOT_END = object()      # _ends: the full scan would not end the snapshot there
 
 
 def classify(raw: str, low: Optional[str] = None) -> Tuple[Optional[Stamp], bool, str]:
@@ -543,16 +545,25 @@ class Splitter:
         self.fresh: Optional[int] = 0 if shapes is not None else None   # try the shapes here
         self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
         self._found: dict = {}      # finder kind -> (searched from, next candidate or None) in _win
+        # text from this offset on is not cleaned yet (paste.normalize_later): what the full
+        # scan reads is cleaned first (_settle); the shapes read it as it is where that is the same
+        self.unsettled: Optional[int] = None
 
     # ---------------------------------------------------------------- feeding
 
-    def feed(self, block: str) -> Iterator[Chunk]:
+    def feed(self, block: str, done: bool = True) -> Iterator[Chunk]:
+        """`done` False: whole lines that paste.clean() may still change by its page-line and
+        long-line steps alone (paste.normalize_later)."""
         if self.skipping:
             nl = block.find("\n")
             if nl == -1:
                 return
             block = block[nl:]      # the long line's end: it stays as an empty line
             self.skipping = False
+        if self.unsettled is not None and done:
+            self._settle(max(self.unsettled, self.pos), len(self.text))
+        if not done and self.unsettled is None:
+            self.unsettled = len(self.text)
         self.text += block
         last_nl = self.text.rfind("\n")
         if len(self.text) - last_nl - 1 > MAX_LINE:
@@ -564,6 +575,8 @@ class Splitter:
         yield from self._scan(last_nl + 1, final=False)
 
     def finish(self) -> Iterator[Chunk]:
+        if self.unsettled is not None:
+            self._settle(max(self.unsettled, self.pos), len(self.text))
         if self.text and not self.text.endswith("\n") and not self.skipping:
             # The input ends mid-line: whatever that last line held may be cut (a number, a label).
             self.text += DAMAGED
@@ -576,6 +589,22 @@ class Splitter:
             self.pending = None
 
     # ---------------------------------------------------------------- helpers
+
+    def _settle(self, start: int, limit: int) -> int:
+        """Clean the not yet cleaned text from `start` (a line start) to `limit` (a line start
+        or the text's end); returns where `limit` is now."""
+        text = self.text
+        raw = text[start:limit]
+        cleaned = paste.clean(raw)
+        self.unsettled = limit if limit < len(text) else None
+        if cleaned is raw:
+            return limit
+        self.text = text[:start] + cleaned + text[limit:]
+        if self.counted[0] > start:
+            self.counted = (0, self.line_no)
+        if self.unsettled is not None:
+            self.unsettled += len(cleaned) - len(raw)
+        return limit + len(cleaned) - len(raw)
 
     def _line_of(self, pos: int) -> int:
         at, n = self.counted
@@ -641,8 +670,32 @@ class Splitter:
             self.state.shift(cut)
             if self.fresh is not None:
                 self.fresh -= cut
+            if self.unsettled is not None:
+                self.unsettled = max(0, self.unsettled - cut)
 
     # ---------------------------------------------------------------- the fast path
+
+    def _ends(self, end: int, limit: int, final: bool):
+        """Whether a snapshot matched up to `end` ends there for the full scan too, because a
+        date or command line follows: the date's ISO form (None for a command line, an
+        undated one or the end of the text); _NOT_END when the scan would read on, _WAIT when
+        the text there is not all here yet."""
+        if end >= limit:
+            return None if final else _WAIT
+        text = self.text
+        nl = text.find("\n", end, limit)
+        if nl == -1:
+            return _NOT_END if final else _WAIT    # final: a last line cut short, the full scan reads it
+        nxt = text[end:nl]
+        iso = fast_iso(nxt) if nxt[:1].isalpha() else None     # a date line alone: clean as it is
+        if iso is None:
+            if self.unsettled is not None and end >= self.unsettled and not paste.safe_lines(nxt, 0):
+                return _NOT_END         # cleaning would change that line: the full scan reads it
+            stamp, command, _ = classify(nxt)
+            if stamp is None and not command:
+                return _NOT_END
+            iso = stamp.iso() if stamp is not None and stamp.has_time and not stamp.damaged else None
+        return iso
 
     def _fast(self, at: int, limit: int, final: bool):
         """Snapshots of known shapes from offset `at` (a line start where a fresh snapshot
@@ -655,6 +708,7 @@ class Splitter:
         shape = None
         taken_at: Optional[str] = None
         known = False                # taken_at already says what the line at `at` is
+        raw = self.unsettled         # text from here on is not cleaned yet
         while True:
             eol = find("\n", at, limit)
             if eol == -1:
@@ -662,38 +716,45 @@ class Splitter:
             if not known:
                 taken_at = fast_iso(text[at:eol]) if text[at:at + 1].isalpha() else None
             body = eol + 1 if taken_at is not None else at
-            m = shape.match(text, body, limit) if shape is not None and shape.dated is (taken_at is not None) \
-                else None
+            # the shape of the snapshot before first, then the others led by the same text: the
+            # first that matches and ends where the full scan would end the snapshot too
+            dated = taken_at is not None
+            tried = shape if shape is not None and shape.dated is dated else None
+            matched = False
+            m = tried.match(text, body, limit) if tried is not None else None
+            if m is not None and raw is not None and m.end() > raw and not tried.reads_raw(text, body, m.end()):
+                m = None
+            if m is not None:
+                matched = True
+                ends = self._ends(m.end(), limit, final)
+                if ends is _WAIT:
+                    return at, at
+                if ends is _NOT_END:
+                    m = None
             if m is None:
                 d = _DIGIT.search(text, body, body + 48)
-                for shape in lookup(taken_at is not None, text[body:d.start() if d is not None else body + 48]):
+                for shape in lookup(dated, text[body:d.start() if d is not None else body + 48]):
+                    if shape is tried:
+                        continue
                     m = shape.match(text, body, limit)
-                    if m is not None:
+                    if m is None or raw is not None and m.end() > raw and not shape.reads_raw(text, body, m.end()):
+                        m = None
+                        continue
+                    matched = True
+                    ends = self._ends(m.end(), limit, final)
+                    if ends is _WAIT:
+                        return at, at
+                    if ends is not _NOT_END:
                         break
-                else:
+                    m = None
+                if m is None:
                     shape = None
-                    if not final and limit - at < shapes.longest:
+                    if not matched and not final and limit - at < shapes.longest:
                         return at, at    # the snapshot may not be all here yet: wait for the rest
                     break
             end = m.end()
-            known = end < limit
-            if not known and not final:
-                return at, at            # what follows it is not here yet
-            if known:
-                # What ends it must be what the full scan would end it at: a date or command line.
-                nl = find("\n", end, limit)
-                if nl == -1:
-                    if not final:
-                        return at, at    # that line is not all here yet
-                    break                # a last line cut short: the full scan reads it
-                nxt = text[end:nl]
-                iso = fast_iso(nxt) if nxt[:1].isalpha() else None
-                if iso is None:
-                    stamp, command, _ = classify(nxt)
-                    if stamp is None and not command:
-                        break            # the full scan would read on: not this shape's end
-                    iso = stamp.iso() if stamp is not None and stamp.has_time and not stamp.damaged else None
-                known = iso is not None
+            known = ends is not None
+            iso = ends
             prev = self.pending
             if prev is not None:
                 pchunk, pst = prev
@@ -731,6 +792,8 @@ class Splitter:
                         self.fresh = at      # try again when the rest is here
             if pos >= limit:
                 break
+            if self.unsettled is not None and self.unsettled < limit:
+                limit = self._settle(max(self.unsettled, pos), limit)
             # a window of whole lines, cleaned, lower-cased: candidates are looked for only in it
             # (kept while the text stays: a scan that stops at a snapshot for the shapes goes on in it)
             text = self.text
@@ -893,8 +956,12 @@ def split(source, notes: Optional[List[str]] = None, shapes=None) -> Iterator[Ch
     With `shapes`, snapshots of known shapes come out as FastChunks (see Splitter).
     """
     splitter = Splitter(shapes)
-    for block in paste.normalize(_blocks(source)):
-        yield from splitter.feed(block)
+    if shapes is None:
+        for block in paste.normalize(_blocks(source)):
+            yield from splitter.feed(block)
+    else:
+        for block, done in paste.normalize_later(_blocks(source)):
+            yield from splitter.feed(block, done)
     yield from splitter.finish()
     if splitter.cut and notes is not None:
         notes.append(f"line {splitter.cut}: the input ends mid-line (no newline after it): "

@@ -527,3 +527,7 @@ def test_jsonl_escapes_c1_and_bidi_controls_from_a_host_name(tmp_path, store):
     assert "\\u202e" in done.stdout
     hosts = {r.get("host") for r in map(json.loads, done.stdout.splitlines())}
     assert name in hosts
+    report = mssdiag("audit", "report", "--store", str(store), "--since", iso(T0 - STEP), "--json")
+    assert report.returncode == 0, report.stderr
+    assert "\u202e" not in report.stdout and "\u0085" not in report.stdout and "\\u202e" in report.stdout
+    assert name in {h["host"] for h in json.loads(report.stdout)["hosts"]}

@@ -148,3 +148,13 @@ def test_progress_bar_on_a_terminal_only(tmp_path):
     seen = b"".join(chunks)
     assert lines == 40 * 2**20 // len(one)
     assert b"reading" in seen and b"%" in seen and b"Traceback" not in seen
+
+
+@pytest.mark.parametrize("name", ["007", "1e3", "1_000", "nan"])
+def test_a_host_name_that_looks_like_a_number_is_printed_as_it_is(name):
+    """tabulate reads text that looks like a number as one (007 became 7, 1e3 1000.0)."""
+    dump = os.path.join(os.path.dirname(__file__), "..", "fixtures", "netstat", "linux",
+                        "tcpmon-netstat-rhel-zero-omitted.txt")
+    out = mssdiag("parse", dump, "--host", name).stdout.splitlines()
+    cells = out[2].split()
+    assert cells[3] == name and cells[6] == "2"          # the host as given; counters still numbers

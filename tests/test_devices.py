@@ -193,6 +193,20 @@ def test_paste_is_linear_on_hostile_long_lines():
         assert out.replace("\n", " ").split() == (line + "\n").replace("\n", " ").split()
 
 
+def test_only_the_long_lines_are_re_cut_whatever_surrounds_them():
+    """paste._recut_long (found from each line break) is the line-by-line rule: every line
+    of FLAT_MIN characters or more re-cut, the others as they are, first and last included."""
+    import random
+    flat = _flatten(_text("bsd/junos_show_system_statistics.txt"))
+    pieces = ["    5 fragments received", flat, "x" * (paste.FLAT_MIN - 1), "y" * paste.FLAT_MIN, "",
+              "Ip: 5 forwarded 6 total packets received " * 10, "\r"]
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) + rng.choice(["", "\n"])
+        want = "\n".join(paste._recut(line) if len(line) >= paste.FLAT_MIN else line for line in text.split("\n"))
+        assert paste._recut_long(text) == want
+
+
 def test_flattened_dump_lines_stay_short_for_the_parsers():
     flat = _flatten(_text("bsd/junos_show_system_statistics.txt"))
     assert len(flat) > 4096          # longer than the splitter's MAX_LINE: re-cut before it

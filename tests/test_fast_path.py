@@ -105,6 +105,120 @@ def test_one_host_cron_log_is_nearly_all_fast(fresh_shapes):
     assert fresh_shapes.hits >= 190
 
 
+def test_a_shape_that_matches_the_start_of_a_longer_one_lets_the_others_be_tried(fresh_shapes):
+    """A real cron capture (4 dated snapshots) appended again and again: its last snapshot
+    is its third's text plus a blank line, so the third's shape matches the start of it but
+    does not end where the full scan ends it; the fourth's own shape must still be tried."""
+    text = decode((NETSTAT / "linux" / "netns-cron-date-netstat-s.txt").read_bytes())
+    body = text.split("\n", 1)[1]
+    counter = re.compile(r"(?m)^( +|.*: )(\d+)")       # counters move; dates and Forwarding stay
+    records = []
+    for i in range(40):
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        moved = counter.sub(lambda m: m.group(1) + str(int(m.group(2)) + 7 * i), body)
+        records.append(f"{stamp}\n{moved.replace('Forwarding: ' + str(2 + 7 * i), 'Forwarding: 2')}\n")
+    log = "".join(records)
+    want = run(log, None, fast=False)
+    assert len(want[0]) == 160
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.hits >= 150         # all but the first two of each of the 4 shapes
+
+
+def _rhel_cron(n: int, line=None, big_from=None, extra=lambda i: ""):
+    """A cron log of the RHEL dump, counters moving; `line` (with {a}) first in its
+    Ip section, its numbers 19 digits long from snapshot `big_from` on; extra(i) after
+    snapshot i."""
+    text = decode((NETSTAT / "linux" / "tcpmon-netstat-rhel-zero-omitted.txt").read_bytes())
+    out = []
+    for i in range(n):
+        body = re.sub(r"(?m)^( +)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 11 * i), text)
+        if line is not None:
+            big = big_from is not None and i >= big_from
+            a = 9_000_000_000_000_000_000 + i if big else i + 1
+            body = body.replace("Ip:\n", "Ip:\n" + line.format(a=a) + "\n", 1)
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        out.append(f"{stamp}\n{body}{extra(i)}")
+    return "".join(out)
+
+
+def test_text_read_before_it_is_cleaned_gives_what_cleaned_text_gives(fresh_shapes):
+    """Snapshots matched whole before paste.clean() has run over them (parsers/paste.py
+    normalize_later): PDF page lines and a flattened dump between them are still cleaned
+    (the full scan reads them), and the snapshots around them still come from the shapes."""
+    flat = " ".join(decode((NETSTAT / "linux" / "tcpmon-netstat-frag-and-reasm.txt").read_bytes()).split("\n"))
+    assert len(flat) > 1000
+
+    def extra(i):
+        if i % 7 == 3:
+            return "Page 3 of 40\n"
+        if i == 12:
+            return "Tue Nov 14 23:23:20 UTC 2023\n" + flat + "\n"
+        return ""
+    log = _rhel_cron(60, extra=extra)
+    want = run(log, None, fast=False)
+    assert len(want[0]) == 61
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.hits >= 40
+    assert _streamed(log) == want
+
+
+def _streamed(log: str):
+    """run(log, None, fast=True) with the text read as a stream in small blocks: the shapes
+    then meet text that is not cleaned yet (a whole str is cleaned where the full scan starts)."""
+    warnings = []
+    snaps = [json.dumps(s.to_dict()) for s in parsers.iter_parse(Trickle(log), source="x", warn=warnings.append)]
+    return snaps, warnings
+
+
+def test_a_shape_whose_lines_may_grow_long_is_not_read_before_cleaning(fresh_shapes):
+    """A line under paste.FLAT_MIN characters with small numbers, over it with 19-digit
+    ones: cleaning re-cuts it then (a flattened dump's line), so its shape must not match
+    text that is not cleaned yet -- here the re-cut line adds a second "reassemblies
+    required", which the full path warns about."""
+    line = "    {a} packets dropped " + "by a long explanation " * 6 + "by the way x 7 reassemblies required"
+    assert len(line.format(a=1)) < 200 <= len(line.format(a=10 ** 18))
+    log = _rhel_cron(30, line, big_from=20)
+    want = run(log, None, fast=False)
+    assert not json.loads(want[0][19])["warnings"]
+    assert "printed twice" in json.loads(want[0][20])["warnings"][0]
+    assert run(log, None, fast=True) == want
+    assert _streamed(log) == want
+
+
+def test_text_no_parser_reads_is_skipped_without_detection_once_proven(fresh_shapes, monkeypatch):
+    """A cron job's dated mail after every snapshot: its text, numbers changed, is detected twice,
+    proven silent with other numbers, then skipped at once (parsers/silent.py); the result
+    and the warnings are the full path's."""
+    silent = parsers.Silent()
+    monkeypatch.setattr(parsers, "SILENT", silent)
+    mail = ("Hi,\n\nthe job ran 5 times on host 10.1.2.3 since 12 May; 3 retries, 0 alerts.\n"
+            "Queue: 17 messages, 2 deferred\n\nRegards,\ncron\n")
+
+    def extra(i):
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_100 + 300 * i))
+        return stamp + "\n" + re.sub(r"(?<![\w.])\d+(?![\w.])", lambda m: str(int(m.group(0)) + i), mail)
+    log = _rhel_cron(30, extra=extra)
+    skipped, skipped_full = [], []
+    want = [json.dumps(s.to_dict()) for s in parsers.iter_parse(log, fast=False, skipped=skipped_full)]
+    got = [json.dumps(s.to_dict()) for s in parsers.iter_parse(log, skipped=skipped)]
+    assert (got, skipped) == (want, skipped_full)
+    assert len(skipped) == 30 and silent.skipped == 28
+
+
+def test_a_silent_form_is_kept_only_when_other_numbers_are_silent_too():
+    from parsers.silent import Silent
+    text = "total 12 of 7 things\n"
+    by_zeros = Silent()                 # a detector that would read it were a value 0
+    for _ in range(3):
+        by_zeros.heard(text, lambda t: [("x", 1.0)] if " 0 " in t else [])
+    assert not by_zeros.known(text.replace("12", "99"))
+    quiet = Silent()
+    for _ in range(2):
+        quiet.heard(text, lambda t: [])
+    assert quiet.known(text.replace("12", "99")) and not quiet.known("total 12 7 of things\n")
+    assert not quiet.known("total 12 of 7.5 things\n")     # 7.5 is no value: another form
+
+
 @pytest.mark.parametrize("raw,os_name", FIXTURES, ids=[str(r.relative_to(NETSTAT)) for r, _ in FIXTURES])
 def test_fast_path_equals_full_path_on_damaged_dumps_once_shapes_are_known(raw, os_name, fresh_shapes):
     from test_hostile import mutations

@@ -145,10 +145,12 @@ def test_indented_and_compact_forms_stay_the_standard_librarys():
     assert output.dumps(obj, separators=(",", ":")) == stdlib(obj, separators=(",", ":"))
 
 
-# The CLI as it wrote JSON before: json.dumps for every value, each record written alone.
+# The CLI as it wrote JSON before: json.dumps for every value (no shape templates), each
+# record written alone.
 BEFORE = """
 import json, sys
-from toolkit import output
+from toolkit import output, snapjson
+snapjson.line = lambda snap: None
 def dumps(obj, indent=None, separators=None):
     text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
     return output._JSON_UNSAFE.sub(lambda m: "\\\\u%04x" % ord(m.group(0)), text)

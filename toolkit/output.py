@@ -37,6 +37,8 @@ def dumps(obj, indent=None, separators=None) -> str:
     Byte for byte `json.dumps(obj, ensure_ascii=False, ...)` then those escapes; the one-line
     form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
     (see `_one_line`), and ASCII text, which holds none of those characters but DEL, is not scanned."""
+    if obj.__class__ is Encoded:
+        return obj.text
     if indent is None and separators is None and _c_encoder:
         text = _one_line(obj)
     else:
@@ -44,6 +46,14 @@ def dumps(obj, indent=None, separators=None) -> str:
     if text.isascii() and "\x7f" not in text:
         return text
     return _JSON_UNSAFE.sub(_escape, text)
+
+
+class Encoded:
+    """A record already encoded as dumps() would (emit's `encoded`)."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
 
 
 def _escape(m) -> str:
@@ -192,32 +202,50 @@ def json_lines(items: Iterable[dict], out=None) -> int:
 
 def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out=None) -> int:
     """A plain table, printed a page at a time so a huge input does not pile up in memory."""
-    from tabulate import tabulate     # imports importlib.metadata: only the table path pays
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
         batch.append(["-" if v is None else safe(v) if isinstance(v, str) else v for v in row])
         count += 1
         if len(batch) >= page:
-            write(out, tabulate(batch, headers=headers) + "\n")
+            write(out, table_text(batch, headers) + "\n")
             batch = []
     if batch:
-        write(out, tabulate(batch, headers=headers) + "\n")
+        write(out, table_text(batch, headers) + "\n")
     _flush(out)
     return count
 
 
+def table_text(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
+    """tabulate's plain table, except that text is shown as it is: tabulate reads any text
+    that looks like a number as one, so a host named 007 became 7 and one named 1e3 became
+    1000.0; the columns holding such text are not parsed (numbers there are still numbers)."""
+    from tabulate import tabulate     # imports importlib.metadata: only the table path pays
+    as_text = sorted({i for r in rows for i, v in enumerate(r) if isinstance(v, str) and v != "-" and _numeric(v)})
+    return tabulate(rows, headers=headers, disable_numparse=as_text or False)
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequence]],
-         headers: Sequence[str]) -> int:
+         headers: Sequence[str], encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
     """Print result objects (each with to_dict()) as a JSON array, JSON lines or a table
-    (`to_rows` gives an item's table rows); streamed in every format. Returns the count."""
+    (`to_rows` gives an item's table rows); streamed in every format. Returns the count.
+    `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py)."""
     if fmt in ("json", "jsonl"):
         count = [0]
 
         def dicts():
             for item in items:
                 count[0] += 1
-                yield item.to_dict()
+                text = encoded(item) if encoded is not None else None
+                yield item.to_dict() if text is None else Encoded(text)
         (json_array if fmt == "json" else json_lines)(dicts())
         return count[0]
     count = 0

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 from toolkit.audit.model import COLUMNS, METRICS, OK, SCHEMA, SEVERITIES, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
-from toolkit.output import safe
+from toolkit.output import dumps, safe, table_text
 
 FORMATS = ("table", "json", "md", "html")
 REPORT_SCHEMA = SCHEMA.replace("audit/", "audit.report/")
@@ -154,11 +154,11 @@ def render(store: Store, since_t: float, names: Optional[Sequence[str]], fmt: st
 
 def _json(path: str, got: _Collected, since_t: float, now: float) -> Iterator[str]:
     from toolkit.audit.run import TOOL
-    head = json.dumps({"schema": REPORT_SCHEMA, "tool": TOOL, "store": path, "since": iso(since_t),
-                       "until": iso(now), "hosts": []}, ensure_ascii=False)
+    head = dumps({"schema": REPORT_SCHEMA, "tool": TOOL, "store": path, "since": iso(since_t),
+                  "until": iso(now), "hosts": []})
     yield head[:-2]                                             # ... "hosts": [
     for i in range(len(got.hosts)):
-        yield (", " if i else "") + json.dumps(got.with_series(i), ensure_ascii=False)
+        yield (", " if i else "") + dumps(got.with_series(i))    # C1 and bidi controls escaped
     yield "]}\n"
 
 
@@ -191,9 +191,8 @@ EVENT_HEADERS = ["host", "event", "key", "severity", "state", "first seen", "las
 
 
 def _table(hosts: List[dict], since_t: float, now: float) -> str:
-    from tabulate import tabulate
     out = [f"audit report {iso(since_t)} .. {iso(now)}, {len(hosts)} host(s)", ""]
-    out.append(tabulate([["-" if v is None else v for v in r] for r in _rows(hosts)], headers=HEADERS))
+    out.append(table_text([["-" if v is None else v for v in r] for r in _rows(hosts)], HEADERS))
     evs = [[e["host"], e["event"], e["key"] or "-", e["severity"], e["state"], e["first_seen"], e["last_seen"],
             e["cleared_at"] or "-", e["count"], e["detail"]] for h in hosts for e in h["events"]]
     if evs:

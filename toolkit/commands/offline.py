@@ -108,12 +108,13 @@ def _delta_rows(d: Delta):
 def parse(paths: List[str], os_name: Optional[str], fmt: str, as_json: bool, quiet: bool, host: Optional[str],
           jobs: int) -> None:
     """`mssdiag parse` (its help: toolkit/cli/offline.py)."""
+    from toolkit import snapjson
     from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name, jobs)
     outcome = Outcome()
     shown: set = set()
     emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs), host), fmt, lambda s: _snapshot_rows(s, shown),
-         _snapshot_headers())
+         _snapshot_headers(), encoded=snapjson.line)
     _finish(outcome)
 
 

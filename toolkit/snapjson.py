@@ -1,0 +1,92 @@
+"""A snapshot's JSON record from its shape's template: byte for byte what
+`output.dumps(snap.to_dict())` gives, for a snapshot matched whole by a known shape
+(parsers/shapes.py), without encoding its dicts again.
+
+Such a snapshot is its shape's template with other numbers: so is its JSON. The template is
+made once per shape by encoding a snapshot the shape builds from sentinel numbers (with
+sentinel source, index, time, host and line) and cutting the text at the sentinels: what
+lies between them is the shape's constant JSON (its OS, format, counter names, forwarding,
+warnings), escaped by output.dumps itself. A record is then one %-format of the numbers
+as the snapshot's match gave them (an int's JSON is its digits unless they start with a 0). Only `parse` uses it, where nothing but the host is
+changed on a snapshot after it was built; a snapshot not built by a shape (read in full,
+or sent back by a --jobs worker: pickling drops its shape) gets None, and output.dumps.
+"""
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+from types import SimpleNamespace
+from typing import Optional
+
+from toolkit.output import _basestring, dumps
+
+_GROUP = 7_310_000_000_000_000         # + group index: a sentinel number (16 digits)
+_FIELDS = {"source": "mssdiagSENTsource", "taken_at": "mssdiagSENTtaken", "host": "mssdiagSENThost",
+           "prompt_host": "mssdiagSENTprompt"}
+_INDEX, _LINE = 7_320_000_000_000_001, 7_320_000_000_000_002
+_TOKEN = re.compile(r'"(mssdiagSENT[a-z]+)"|(%d|%d)|("?)(7310000000[0-9]{6})("?)' % (_INDEX, _LINE))
+_LEADING_0 = re.compile(r"\|0[0-9]")
+_templates: dict = {}                  # shape -> (%-format, groups in its order, [(group, is_int)]) or None
+
+
+def line(snap) -> Optional[str]:
+    """output.dumps(snap.to_dict()) for a snapshot built by a shape, else None."""
+    shaped = snap.__dict__.get("_shape")
+    if shaped is None:
+        return None
+    shape, groups = shaped
+    made = _templates.get(shape, False)
+    if made is False:
+        made = _templates[shape] = _template(shape)
+    if made is None:
+        return None
+    fmt, get, slots = made
+    head = (_text(snap.source), snap.index, _text(snap.taken_at), _text(snap.host), _text(snap.prompt_host),
+            snap.line)
+    if _LEADING_0.search("|" + "|".join(groups)) is None:
+        return fmt % (head + get(groups))
+    return fmt % (head + tuple(str(int(groups[i])) if is_int else groups[i] for i, is_int in slots))
+
+
+def _text(value) -> str:
+    """dumps() of a str or None: the C encoder's own string form where dumps would escape nothing more."""
+    if value is None:
+        return "null"
+    if value.isascii() and "\x7f" not in value:
+        return _basestring(value)
+    return dumps(value)
+
+
+def _template(shape):
+    groups = tuple(str(_GROUP + i) for i in range(shape.rx.groups))
+    fake = SimpleNamespace(groups=groups, taken_at=_FIELDS["taken_at"], line=_LINE)
+    snap = shape.build(fake, _FIELDS["source"], _INDEX)
+    snap.host, snap.prompt_host = _FIELDS["host"], _FIELDS["prompt_host"]
+    text = dumps(snap.to_dict())
+    order = ["mssdiagSENTsource", _INDEX, "mssdiagSENTtaken", "mssdiagSENThost", "mssdiagSENTprompt", _LINE]
+    parts, slots, fields, at = [], [], [], 0
+    for m in _TOKEN.finditer(text):
+        parts.append(text[at:m.start()].replace("%", "%%"))
+        at = m.end()
+        if m.group(1) is not None or m.group(2) is not None:
+            fields.append(m.group(1) or int(m.group(2)))
+            if fields != order[:len(fields)]:
+                return None         # the fields as to_dict() orders them, each once, or no template
+            parts.append("%s")
+        else:
+            quoted = m.group(3)
+            if quoted != m.group(5) or len(fields) < len(order):
+                return None         # a sentinel inside some other string, or before the line: no template
+            slots.append((int(m.group(4)) - _GROUP, not quoted))
+            parts.append(quoted + "%s" + quoted)
+    parts.append(text[at:].replace("%", "%%"))
+    if fields != order:
+        return None
+    fmt = "".join(parts)
+    get = itemgetter(*[i for i, _ in slots]) if len(slots) > 1 else \
+        (lambda g, i=slots[0][0]: (g[i],)) if slots else (lambda g: ())
+    head = tuple(_text(v) if isinstance(v, str) else v for v in
+                 (snap.source, snap.index, snap.taken_at, snap.host, snap.prompt_host, snap.line))
+    if fmt % (head + get(groups)) != text:
+        return None
+    return fmt, get, slots
