@@ -4,12 +4,15 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test system-deps bench bench-probe clean
+.PHONY: demo test system-deps bench bench-probe fast-spec clean
 
-$(STAMP): setup.cfg pyproject.toml
+$(STAMP): setup.cfg pyproject.toml scripts/help_cache.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,fleet]'
+	@# `mssdiag ... --help` as typer prints it without a terminal, for the fast path (not in git;
+	@# without it help is rendered by typer each time, as on a terminal)
+	$(BIN)/python scripts/help_cache.py || echo "help cache not made: mssdiag --help renders through typer"
 	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
 	$(BIN)/python -m compileall -q toolkit parsers
 	touch $(STAMP)
@@ -31,6 +34,13 @@ test: $(STAMP) system-deps
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse_bench.py
 	$(BIN)/python benchmarks/startup_bench.py
+
+# toolkit/commands/spec.py from the typer app, after changing a command the fast path runs
+# (tests/test_fast_cli.py fails until it is current), and the help the fast path prints
+fast-spec: $(STAMP)
+	$(BIN)/python scripts/fast_spec.py
+	$(BIN)/python scripts/help_cache.py
+	$(BIN)/python -m compileall -q toolkit/commands
 
 bench-probe: $(STAMP) system-deps
 	$(BIN)/python benchmarks/probe_bench.py

@@ -5,7 +5,9 @@ Every command runs as its own process, N times, the commands taken in turn (roun
 so a load that comes and goes on a shared machine touches all of them alike). For each it
 prints the median wall time and the median CPU time (user + system: less sensitive to
 other processes than the wall clock) and, for mssdiag, which of the heavy modules the run
-imported (rich, pydantic, tabulate, importlib.metadata, scapy), from `python -X importtime`.
+imported (typer, rich, pydantic, tabulate, importlib.metadata, scapy), from `python -X importtime`.
+Every command runs with no terminal (stdin, stdout and stderr not a terminal) but one:
+`--help, on a terminal` runs on a pty, as in a shell (typer renders the help there).
 
   .venv/bin/python benchmarks/startup_bench.py [-n 21] [--mssdiag PATH] [--jc PATH] [--also NAME=PATH ...]
 
@@ -32,7 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "fixtures" / "cases" / "demo" / "vos-host" / "netstat-stcp.txt"
 JC_INPUT = ROOT / "fixtures" / "netstat" / "linux" / "lkml-2003-nfs-2.6.0-test9.txt"
-HEAVY = ("rich", "pydantic", "tabulate", "importlib.metadata", "scapy")
+HEAVY = ("typer", "rich", "pydantic", "tabulate", "importlib.metadata", "scapy")
+TTY = "tty"        # as a command's stdin: stdin, stdout and stderr are a terminal (a pty)
 
 
 def mssdiag_commands(mssdiag: str, name: str = ""):
@@ -42,10 +45,12 @@ def mssdiag_commands(mssdiag: str, name: str = ""):
            ("mssdiag --help", [mssdiag, "--help"], {}, None),
            (f"mssdiag parse {SMALL.name}", [mssdiag, "parse", str(SMALL)], {}, None),
            (f"mssdiag parse {SMALL.name} --json", [mssdiag, "parse", str(SMALL), "--json"], {}, None),
+           (f"mssdiag diff {SMALL.name} --json", [mssdiag, "diff", str(SMALL), "--json"], {}, None),
            ("mssdiag calc mss --mtu 1500 --encap pppoe", [mssdiag, "calc", "mss", "--mtu", "1500", "--encap", "pppoe"],
             {}, None),
            ("mssdiag calc mss --mtu 1500 --json", [mssdiag, "calc", "mss", "--mtu", "1500", "--json"], {}, None),
            ("mssdiag probe --help", [mssdiag, "probe", "--help"], {}, None),
+           ("mssdiag --help, on a terminal", [mssdiag, "--help"], {}, TTY),
            ("completion: COMP_WORDS='mssdiag pa'", [mssdiag],
             {"_MSSDIAG_COMPLETE": "complete_bash", "COMP_WORDS": "mssdiag pa", "COMP_CWORD": "1"}, None)]
     return [(tag + label, argv, extra, stdin) for label, argv, extra, stdin in out]
@@ -65,20 +70,50 @@ def commands(mssdiag: str, jc: str | None, also):
     return out
 
 
+def _on_terminal(run):
+    """`run(fd)` with fd a pty's terminal end (what the command reads and writes), the
+    other end read all along so the command never waits on a full terminal."""
+    import pty
+    import threading
+
+    primary, secondary = pty.openpty()
+
+    def drain():
+        try:
+            while os.read(primary, 65536):
+                pass
+        except OSError:            # EIO: the terminal end is closed
+            pass
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        return run(secondary)
+    finally:
+        os.close(secondary)
+        reader.join(5)
+        os.close(primary)
+
+
 def once(argv, extra, stdin) -> tuple[float, float]:
     env = dict(os.environ, **extra)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
+
+    def timed(inp, out) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(argv, env=env, stdin=inp, stdout=out, stderr=out)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if stdin == TTY:
+        return _on_terminal(lambda fd: timed(fd, fd))
     with open(stdin if stdin else os.devnull, "rb") as inp:
-        subprocess.run(argv, env=env, stdin=inp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return timed(inp, subprocess.DEVNULL)
 
 
 def instructions(argv, extra, stdin) -> str:
-    """Instructions executed by one run, from valgrind --tool=callgrind ('' without valgrind)."""
-    if not shutil.which("valgrind"):
+    """Instructions executed by one run, from valgrind --tool=callgrind ('' without valgrind
+    or on a terminal)."""
+    if not shutil.which("valgrind") or stdin == TTY:
         return ""
     argv = list(argv)
     try:
@@ -95,7 +130,7 @@ def instructions(argv, extra, stdin) -> str:
     return f"{int(found[-1]) / 1e6:.0f}M" if found else "?"
 
 
-def heavy_modules(argv, extra) -> str:
+def heavy_modules(argv, extra, stdin=None) -> str:
     """The heavy modules a run imports (mssdiag runs only: the script's own Python, -X importtime)."""
     script = Path(argv[0])
     try:
@@ -109,8 +144,12 @@ def heavy_modules(argv, extra) -> str:
         return ""
     code = "import sys; sys.argv[0] = 'mssdiag'; from toolkit.entry import main; main()"
     env = dict(os.environ, **extra)
-    err = subprocess.run([python, "-X", "importtime", "-c", code] + argv[1:], env=env, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True).stderr
+    command = [python, "-P", "-X", "importtime", "-c", code] + argv[1:]     # -P: not the current checkout
+    if stdin == TTY:         # stdin and stdout a terminal; importtime's report (stderr) read here
+        err = _on_terminal(lambda fd: subprocess.run(command, env=env, stdin=fd, stdout=fd, stderr=subprocess.PIPE,
+                                                     text=True).stderr)
+    else:
+        err = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
     loaded = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
     return ", ".join(m for m in HEAVY if m in loaded) or "none"
 
@@ -144,7 +183,7 @@ def main() -> None:
     print()
     print(f"{'command':55} {'wall s':>7} {'cpu s':>7} {'instr':>6}  heavy modules imported")
     for label, argv, extra, stdin in todo:
-        heavy = heavy_modules(argv, extra) if "mssdiag" in label or "completion" in label else ""
+        heavy = heavy_modules(argv, extra, stdin) if "mssdiag" in label or "completion" in label else ""
         count = instructions(argv, extra, stdin) if args.instructions else ""
         print(f"{label:55} {statistics.median(walls[label]):7.3f} {statistics.median(cpus[label]):7.3f} "
               f"{count:>6}  {heavy}")

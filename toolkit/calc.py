@@ -18,7 +18,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
+    from typing import Dict, List, Optional, Sequence, Tuple
 
 ETHERNET = 18          # 14-byte header + 4-byte FCS
 IPV4 = 20

@@ -12,9 +12,9 @@ only stdout and stderr are flushed here.
 """
 from __future__ import annotations
 
+import _signal as signal     # the C module: `signal` would import enum (~4 ms) before anything is needed
 import gc
 import os
-import signal
 import sys
 
 
@@ -59,7 +59,12 @@ def _finished(code) -> None:
 def main() -> None:
     gc.disable()        # the CLI's modules, loading now, are never garbage
     try:
-        from toolkit.cli import main as run
+        # `--version` and the common offline commands without typer, when the command line
+        # is plainly understood (toolkit/commands/fast.py); everything else: the typer CLI
+        from toolkit.commands.fast import plan
+        run = plan(sys.argv[1:], os.environ)
+        if run is None:
+            from toolkit.cli import main as run
     finally:
         gc.freeze()     # what exists now lives until exit: the collector need not walk it again
         gc.enable()

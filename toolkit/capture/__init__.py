@@ -16,12 +16,11 @@ import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
 
-from toolkit.findings import Finding
-
 from toolkit.capture import formats, pmtext
 
 if TYPE_CHECKING:     # the analysis modules load with analyze(): sniffing a file (hosts.walk) needs none
     from toolkit.capture.flows import Analyzer
+    from toolkit.findings import Finding
 
 __all__ = ["analyze", "Result", "SCHEMA", "CODES"]
 

@@ -1,15 +1,14 @@
 """The mssdiag command line: thin typer wrappers over the library, one module per group."""
 from __future__ import annotations
 
-import os
 import sys
 from typing import Optional
 
 import typer
 
-import toolkit
 from toolkit.cli import lab, offline, probe
-from toolkit.output import Interrupted, OutputClosed, raise_interrupted, safe
+from toolkit.commands import Exit, guarded, version_line
+from toolkit.output import raise_interrupted, safe
 from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
@@ -30,11 +29,12 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"mssdiag {toolkit.__version__}")
+        typer.echo(version_line())
         raise typer.Exit()
 
 
 @app.callback()
+@startup.inert        # no work of its own: --version is eager and ends the run
 def root(version: Optional[bool] = typer.Option(
         None, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
     """Diagnose TCP MSS, path MTU and IP fragmentation problems."""
@@ -50,16 +50,6 @@ audit_cli.register(app)
 fleet_cli.register(app)
 
 
-def _stdout_gone() -> None:
-    """stdout cannot be written (a full disk, a closed pipe): point it at /dev/null so the
-    interpreter's own last flush cannot print a traceback."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-    except OSError:
-        pass
-
-
 def main() -> None:
     """Run the CLI; usage errors become one line on stderr (exit 2), never a traceback."""
     import signal
@@ -70,35 +60,27 @@ def main() -> None:
     # releases vendor click, older ones import it.
     usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
     click_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
-    try:
-        if sys.stdout is None:
-            raise OSError(9, "stdout is closed")
-        code = startup.command(app, sys.argv[1:])(prog_name="mssdiag", standalone_mode=False)
+
+    def call():
+        try:
+            if sys.stdout is None:
+                raise OSError(9, "stdout is closed")
+            code = startup.command(app, sys.argv[1:])(prog_name="mssdiag", standalone_mode=False)
+        except Exit as exc:       # a typer-free helper's (toolkit/commands/), as typer.Exit
+            code = exc.code
+        except usage_error as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                sys.exit(0)  # help was printed
+            where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+            print(f"mssdiag: {safe(exc.format_message())}{where}", file=sys.stderr)
+            sys.exit(2)
+        except click_error as exc:
+            print(f"mssdiag: {safe(exc.format_message())}", file=sys.stderr)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            print("mssdiag: interrupted", file=sys.stderr)
+            sys.exit(130)
         sys.stdout.flush()
-    except usage_error as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":
-            sys.exit(0)  # help was printed
-        where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
-        print(f"mssdiag: {safe(exc.format_message())}{where}", file=sys.stderr)
-        sys.exit(2)
-    except click_error as exc:
-        print(f"mssdiag: {safe(exc.format_message())}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except Interrupted as exc:
-        print(f"mssdiag: {exc.word}", file=sys.stderr)
-        sys.exit(128 + exc.signum)
-    except (typer.Abort, KeyboardInterrupt):
-        print("mssdiag: interrupted", file=sys.stderr)
-        sys.exit(130)
-    except (BrokenPipeError, OutputClosed):
-        _stdout_gone()   # `mssdiag parse big | head`: the reader left
-        print("mssdiag: cannot write the output: Broken pipe (the reader left)", file=sys.stderr)
-        sys.exit(1)
-    except OSError as exc:
-        if exc.filename is None:       # a write to stdout failed (`> /dev/full`, `>&-`)
-            _stdout_gone()
-            print(f"mssdiag: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
-        else:
-            print(f"mssdiag: {safe(exc.filename)}: {exc.strerror or exc}", file=sys.stderr)
-        sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)
+        return code
+
+    guarded(call)      # interrupts, a reader that left, an unwritable stdout: as on the fast path

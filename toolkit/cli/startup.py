@@ -17,11 +17,15 @@ Two costs of typer that every run would otherwise pay:
 from __future__ import annotations
 
 import copy
+import functools
 import os
+import pprint
 from typing import Any, Callable, Dict, List, Optional
 
 import typer
 from typer.core import TyperCommand
+
+from toolkit.commands import BadValue, Exit, plain_number
 
 _SIMPLE = (str, int, float, bool)
 
@@ -64,16 +68,10 @@ class _Plain:
         self.param, self.kind, self.many = param, kind, many
 
     def _one(self, value: Any) -> Any:
-        kind = self.kind
-        if type(value) is kind:
+        if type(value) is self.kind:
             return value
-        if kind in (int, float) and isinstance(value, str) and value.isascii() and len(value) <= 15:
-            whole, dot, part = value.partition(".")
-            plain = whole.isdigit() and (whole == "0" or whole[0] != "0")      # no sign, space, _ or 0x
-            if plain and not dot:
-                return kind(whole)
-            if plain and kind is float and part.isdigit():
-                return float(value)
+        if self.kind in (int, float):
+            return plain_number(self.kind, value)
         raise LookupError(value)
 
     def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
@@ -159,3 +157,172 @@ def command(app: typer.Typer, args: List[str]):
     built = typer.main.get_command(_selected(app, args))
     _lighten(built)
     return built
+
+
+def plain(work: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A typer command made of two halves: the decorated function gives the signature (the
+    options, the help), `work` (toolkit/commands/, typer-free) does the work with the same
+    keyword arguments. Its `Exit` and `BadValue` become typer's. The fast path
+    (toolkit/commands/fast.py) calls `work` directly; `describe` finds the commands it may."""
+
+    def decorate(signature: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(signature)
+        def command(**values: Any) -> Any:
+            try:
+                return command.plain_work(**values)     # type: ignore[attr-defined]
+            except Exit as exc:
+                raise typer.Exit(exc.code)
+            except BadValue as exc:
+                raise typer.BadParameter(exc.message, param_hint=exc.hint)
+        command.plain_work = work          # type: ignore[attr-defined]
+        return command
+    return decorate
+
+
+_PLAIN_CODE = plain(print)(print).__code__         # the code of every function `plain` makes
+
+
+def plain_part(callback: Any) -> Any:
+    """The function `plain` made, found under the wrappers typer puts around a command's
+    callback (None for a command not made by `plain`); its `plain_work` is the work."""
+    found = None
+    while callback is not None:
+        if "plain_work" in getattr(callback, "__dict__", {}) and callable(getattr(callback, "__wrapped__", None)) \
+                and getattr(callback, "__code__", None) is _PLAIN_CODE:
+            found = callback
+        callback = getattr(callback, "__wrapped__", None)
+    return found
+
+
+def inert(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a group's callback as doing nothing for the commands under it but what its
+    eager options do (--version): the fast path, which skips it, may run those commands."""
+    callback.inert = True            # type: ignore[attr-defined]
+    return callback
+
+
+class NotPlain(Exception):
+    """A command marked `plain` uses what the fast path does not know (toolkit/commands/fast.py)."""
+
+
+def _spec_of(path: str, command: Any, ctx: Any, work: Callable[..., Any]) -> dict:
+    """What the fast path needs to know of one command, read from its click command."""
+    if (ctx.token_normalize_func, ctx.auto_envvar_prefix, ctx.default_map) != (None, None, None) \
+            or ctx.ignore_unknown_options or ctx.allow_extra_args or not ctx.allow_interspersed_args:
+        raise NotPlain(f"{path}: context settings")
+    options: Dict[str, tuple] = {}
+    params: Dict[str, tuple] = {}
+    argument = None
+    for p in command.params:
+        kind = _plain_kind(p)
+        if kind is None or p.envvar is not None or p.callback is not None or p.is_eager or not p.expose_value \
+                or type(p.default) not in (type(None), str, int, float, bool, list):
+            raise NotPlain(f"{path}: {p.name}")
+        many = p.multiple or p.nargs == -1
+        if p.param_type_name == "argument":
+            if argument is not None or p.nargs != -1:
+                raise NotPlain(f"{path}: arguments other than one PATH...")
+            argument = p.name
+        else:
+            if p.nargs != 1 or p.prompt is not None or p.count or (p.is_flag and kind != (bool, False)) \
+                    or (p.secondary_opts and not p.is_bool_flag) or (kind[0] is bool and not p.is_flag):
+                raise NotPlain(f"{path}: {p.name}")
+            for opt in p.opts:              # a flag stores True (typer's TyperOption.add_to_parser)
+                options[opt] = (p.name, True if p.is_flag else None)
+            for opt in p.secondary_opts:    # and its --no-... False
+                options[opt] = (p.name, False)
+        params[p.name] = (kind[0].__name__, many, p.default, p.required)
+    for opt in options:
+        if not (opt.startswith("--") and len(opt) > 2 or len(opt) == 2 and opt[0] == "-"):
+            raise NotPlain(f"{path}: option {opt}")
+    return {"path": ctx.command_path, "work": f"{work.__module__}:{work.__qualname__}",
+            "argument": argument, "options": options, "params": params,
+            "help": tuple(ctx.help_option_names)}
+
+
+def describe(app: typer.Typer) -> str:
+    """toolkit/commands/spec.py: the commands marked `plain` as the fast path reads them,
+    generated from the typer app (scripts/fast_spec.py; a test keeps it current)."""
+    root = typer.main.get_command(app)
+    found: Dict[str, dict] = {}
+
+    def walk(command: Any, ctx: Any, words: List[str]) -> None:
+        if command.callback is not None and not getattr(command.callback, "inert", False):
+            return        # the group's callback would run before its commands: they stay typer's
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            sub_ctx = sub.make_context(name, [], parent=ctx, resilient_parsing=True)
+            if hasattr(sub, "commands"):
+                walk(sub, sub_ctx, words + [name])
+                continue
+            made = plain_part(sub.callback)
+            if made is not None:
+                work = made.plain_work
+                found[" ".join(words + [name])] = _spec_of(" ".join(words + [name]), sub, sub_ctx, work)
+
+    top = root.make_context("mssdiag", [], resilient_parsing=True)
+    walk(root, top, [])
+    version = next(p for p in root.params if p.name == "version")
+    return ('"""The commands toolkit/commands/fast.py runs without typer, as the typer app defines them.\n\n'
+            "Generated from the app by scripts/fast_spec.py (`make fast-spec`): do not edit;\n"
+            'tests/test_fast_cli.py fails when it no longer matches the app."""\n\n'
+            f"VERSION = {tuple(version.opts + version.secondary_opts)!r}\n\n"
+            f"HELP = {tuple(top.help_option_names)!r}\n\n"
+            f"HELP_ENV = {HELP_ENV!r}\n\n"
+            f"COMMANDS = {pprint.pformat(found, width=110, sort_dicts=True)}\n")
+
+
+# What rich and typer read from the environment to render help (besides whether a stream is a
+# terminal); with any of these set, help is typer's own. Generation runs with none of them.
+HELP_ENV = ("COLUMNS", "LINES", "TERMINAL_WIDTH", "FORCE_COLOR", "PY_COLORS", "NO_COLOR", "GITHUB_ACTIONS",
+            "DATABRICKS_RUNTIME_VERSION", "UNICODE_VERSION", "TTY_INTERACTIVE", "TTY_COMPATIBLE", "JUPYTER_COLUMNS",
+            "JUPYTER_LINES", "TYPER_USE_RICH", "_TYPER_FORCE_DISABLE_TERMINAL")
+
+
+def render_help(app: typer.Typer) -> str:
+    """toolkit/commands/_help.py: every `mssdiag [COMMAND...] --help` as typer prints it when no
+    standard stream is a terminal, and what that text was made from (every module file this
+    process loaded, with its size and time). The fast path prints it only while all of those
+    files are unchanged, in the same conditions. Run without a terminal (scripts/help_cache.py)."""
+    import contextlib
+    import io
+    import sys
+
+    from toolkit.cli import main
+
+    def rendered(args: List[str]) -> str:
+        out, err = io.StringIO(), io.StringIO()
+        saved = sys.argv
+        sys.argv = ["mssdiag"] + args
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    main()
+                except SystemExit as done:
+                    if done.code not in (0, None) or err.getvalue():
+                        raise RuntimeError(f"mssdiag {' '.join(args)}: {done.code} {err.getvalue()}")
+        finally:
+            sys.argv = saved
+        return out.getvalue()
+
+    paths: List[List[str]] = [[]]
+
+    def walk(command: Any, words: List[str]) -> None:
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            paths.append(words + [name])
+            walk(sub, words + [name])
+    walk(typer.main.get_command(app), [])
+    texts: Dict[str, str] = {}
+    for words in paths:
+        text = rendered(words + ["--help"])
+        if rendered(words + ["-h"]) == text:
+            texts[" ".join(words)] = text
+    stamp = sorted({(m.__file__, os.stat(m.__file__).st_size, os.stat(m.__file__).st_mtime_ns)
+                    for name, m in list(sys.modules.items()) if name != "__main__"
+                    and isinstance(getattr(m, "__file__", None), str)
+                    and os.path.isfile(m.__file__)})
+    return ('"""`mssdiag ... --help` when no standard stream is a terminal, as typer prints it: made by\n'
+            'scripts/help_cache.py at install (not in git); toolkit/commands/fast.py prints it only while\n'
+            'every file in STAMP is unchanged."""\n\n'
+            f"ENCODING = {sys.stdout.encoding!r}\n\n"
+            f"STAMP = {pprint.pformat(stamp, width=110)}\n\n"
+            f"HELP = {pprint.pformat(texts, width=110)}\n")

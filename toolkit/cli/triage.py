@@ -1,14 +1,13 @@
-"""`mssdiag triage`: per-host findings and recommendations from dumps, probes and host facts."""
+"""`mssdiag triage`: per-host findings and recommendations from dumps, probes and host facts (the
+options and help; the work: toolkit/commands/triage.py)."""
 from __future__ import annotations
 
-import sys
 from typing import List, Optional
 
 import typer
 
-from toolkit.cli.probe import ports_and_text
-from toolkit.cli.startup import late_help
-from toolkit.output import Stdout, error, write, write_atomic
+from toolkit.cli.startup import late_help, plain
+from toolkit.commands import triage as work
 
 OS_HELP = ("The host's platform, for advice: {}. Dumps are still read as what they are (a VOS host's "
            "TCP_OS dump).")
@@ -19,6 +18,7 @@ def _os_help() -> str:
     return OS_HELP.format(" ".join(OS_NAMES))
 
 
+@plain(work.triage)
 def triage(
     paths: List[str] = typer.Argument(None, metavar="PATH...", help="netstat dumps, saved `probe --json` files, "
                                       "case directories (with a host.toml) or host files (*.toml)."),
@@ -65,62 +65,6 @@ def triage(
     Exit status: 0 no problem found; 1 nothing could be read; 2 bad usage;
     3 some inputs could not be read; 4 at least one finding of severity "problem".
     """
-    from toolkit import report, triage as lib
-
-    if as_json:
-        fmt = "json"
-    if fmt not in report.FORMATS:
-        raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(report.FORMATS)}", param_hint="--format")
-    flags = {"os": _checked("--os", "os", os_name), "release": release, "peer": _checked("--peer", "peer", peer),
-             "bandwidth_bps": _checked("--bandwidth", "bandwidth", bandwidth),
-             "rtt_s": _checked("--rtt", "rtt", rtt), "loss": _checked("--loss", "loss", loss),
-             "mtu": _checked("--mtu", "mtu", mtu)}
-    if not paths and not target and not hosts_file:
-        error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
-        raise typer.Exit(2)
-    ports, text = ports_and_text(port, send)
-    if icmp_wait is not None and not 0 <= icmp_wait <= 120:
-        error(f"--icmp-wait {icmp_wait:g}: not a number of seconds from 0 to 120")
-        raise typer.Exit(2)
-    hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text,
-                                host=host, probe_listed=probe_targets, icmp_wait=icmp_wait)
-    if not hosts:
-        error("no host could be triaged from the inputs")
-        raise typer.Exit(1)
-    lib.run(hosts)
-    # JSON is written one host at a time; the other formats are a page for people.
-    text = (lambda out: lib.write_json(hosts, out)) if fmt == "json" else report.render(hosts, fmt)
-    if output:
-        try:
-            write_atomic(output, text)      # a full disk or an interrupt leaves the old report whole
-        except OSError as exc:
-            error(f"{output}: cannot write: {exc.strerror or exc}; nothing written")
-            raise typer.Exit(1)
-    elif callable(text):
-        text(Stdout())
-        sys.stdout.flush()
-    else:
-        write(sys.stdout, text)
-        sys.stdout.flush()
-    if outcome.failed:
-        raise typer.Exit(3)
-    if any(f.severity == "problem" for h in hosts for f in h.findings):
-        raise typer.Exit(4)
-
-
-def _checked(option: str, key: str, value: Optional[str]):
-    from toolkit.hostfile import OS_NAMES, HostFileError, convert
-    if value is None:
-        return None
-    try:
-        return convert(option, key, value)
-    except HostFileError:
-        reason = {"bandwidth": "not a rate like 100M or 10G", "rtt": "not a time like 20ms or 0.05s",
-                  "loss": "not a loss rate like 0.0001 or 0.01% (between 0 and 1)",
-                  "mtu": "not an MTU from 68 to 65535", "peer": "must be local or non-local",
-                  "os": "not one of " + ", ".join(OS_NAMES)}[key]
-        error(f"{option} {value!r}: {reason}")
-        raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:

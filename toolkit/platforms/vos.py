@@ -6,11 +6,14 @@ advertised MSS still caps it when smaller.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 from toolkit import calc, sources
-from toolkit.findings import Recommendation
 from toolkit.platforms import before
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
+    from typing import List, Optional, Tuple
+
+    from toolkit.findings import Recommendation
 
 NAME = "vos"
 DEFAULT_MIN_MTU = 556          # shown by display/list_stcp_params; 536 + 20 TCP header
@@ -34,6 +37,7 @@ def value_for(path_mtu: int, family: str = "ipv4") -> int:
 
 
 def raise_mss(path_mtu: int, release: Optional[str]) -> List[Recommendation]:
+    from toolkit.findings import Recommendation     # here: `calc` reads value_for alone
     value = value_for(path_mtu)
     hexv = format(value, "x")
     old = before(release, (14, 7))
