@@ -697,6 +697,14 @@ class Splitter:
             iso = stamp.iso() if stamp is not None and stamp.has_time and not stamp.damaged else None
         return iso
 
+    def _try(self, shape, body: int, limit: int, final: bool, raw: Optional[int]):
+        """(match, what _ends says) for `shape` at `body`; None when it does not match, or
+        matches text not cleaned yet (from `raw` on) that it may not read as it is."""
+        m = shape.match(self.text, body, limit)
+        if m is None or raw is not None and m.end() > raw and not shape.reads_raw(self.text, body, m.end()):
+            return None
+        return m, self._ends(m.end(), limit, final)
+
     def _fast(self, at: int, limit: int, final: bool):
         """Snapshots of known shapes from offset `at` (a line start where a fresh snapshot
         begins) on, as long as they come. A generator that returns where the full scan goes
@@ -720,41 +728,30 @@ class Splitter:
             # first that matches and ends where the full scan would end the snapshot too
             dated = taken_at is not None
             tried = shape if shape is not None and shape.dated is dated else None
-            matched = False
-            m = tried.match(text, body, limit) if tried is not None else None
-            if m is not None and raw is not None and m.end() > raw and not tried.reads_raw(text, body, m.end()):
-                m = None
-            if m is not None:
-                matched = True
-                ends = self._ends(m.end(), limit, final)
-                if ends is _WAIT:
-                    return at, at
-                if ends is _NOT_END:
-                    m = None
-            if m is None:
+            found = self._try(tried, body, limit, final, raw) if tried is not None else None
+            matched = found is not None
+            if found is not None and found[1] is _NOT_END:
+                found = None
+            if found is None:
                 d = _DIGIT.search(text, body, body + 48)
                 for shape in lookup(dated, text[body:d.start() if d is not None else body + 48]):
-                    if shape is tried:
-                        continue
-                    m = shape.match(text, body, limit)
-                    if m is None or raw is not None and m.end() > raw and not shape.reads_raw(text, body, m.end()):
-                        m = None
-                        continue
-                    matched = True
-                    ends = self._ends(m.end(), limit, final)
-                    if ends is _WAIT:
-                        return at, at
-                    if ends is not _NOT_END:
-                        break
-                    m = None
-                if m is None:
+                    if shape is not tried:
+                        found = self._try(shape, body, limit, final, raw)
+                        if found is not None:
+                            matched = True
+                            if found[1] is not _NOT_END:
+                                break
+                            found = None
+                if found is None:
                     shape = None
                     if not matched and not final and limit - at < shapes.longest:
                         return at, at    # the snapshot may not be all here yet: wait for the rest
                     break
+            m, iso = found
+            if iso is _WAIT:
+                return at, at            # what follows it is not all here yet
             end = m.end()
-            known = ends is not None
-            iso = ends
+            known = iso is not None
             prev = self.pending
             if prev is not None:
                 pchunk, pst = prev
