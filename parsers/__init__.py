@@ -173,7 +173,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
                 usable = shape.forced and shape.module is forced
             else:
                 known = verdicts.get(shape.sig)
-                ranked = shape.scores() if known is None else None
+                ranked = shape.ranked if known is None else None
                 if ranked is not None:
                     # the text's first snapshot of this signature: the verdict the full path
                     # would reach from the scores the shape's numbers do not change

@@ -83,12 +83,6 @@ class Shape:
             self.raw_ok = safe_lines(text[at:end], MAX_DIGITS)
         return self.raw_ok
 
-    def scores(self):
-        """The detection scores of this shape's texts when its numbers do not change them, else None."""
-        if callable(self.ranked):
-            self.ranked = self.ranked()
-        return self.ranked
-
     def build(self, chunk: FastChunk, source: str, index: int) -> Snapshot:
         g = chunk.groups
         v4 = v6 = None
@@ -127,7 +121,6 @@ class Shapes:
         if len(self.order) >= MAX_SHAPES:
             old = self.order.pop(0)
             self.by_key[(old.dated, old.key)].remove(old)
-        shape.raw_ok = None
         self.order.append(shape)
         self.by_key.setdefault((shape.dated, shape.key), []).insert(0, shape)
         self.any = True
@@ -371,7 +364,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
     shape.raw_slots = tuple((n, g) for w, n, g in slot_list if w == "raw")
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
-    shape.ranked = None
+    shape.raw_ok = None             # found from the first text it meets uncleaned (reads_raw)
+    shape.ranked = None             # the detection scores of its texts, when the numbers cannot change them
     if ranked_of is not None and not forced:
         # Now, while the texts just read alone are at hand (the caller's ranked_of detects the
         # lines their reading cut, no second split): the template alone too (its scores were
