@@ -241,10 +241,7 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
         if text is None:
             return detect_cached(template)
         alone = cut.get(text)
-        if alone is None:
-            return _ranked_alone(text)
-        ranked = _DETECTED.get(alone)
-        return detect(alone) if ranked is None else ranked
+        return _ranked_alone(text) if alone is None else _scores(alone)
 
     shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
                   lambda text: read_alone(text, finish, cut), ranked_of)
@@ -257,9 +254,11 @@ def _ranked_alone(text: str):
     the run's cache when that text was detected before (a one-snapshot file: its template),
     never stored there (sentinel texts are never read again)."""
     chunks = split_alone(text)
-    if chunks is None:
-        return None
-    alone = "\n".join(chunks[0].lines)
+    return None if chunks is None else _scores("\n".join(chunks[0].lines))
+
+
+def _scores(alone: str):
+    """detect(alone), from the run's cache when it holds that text (without storing it there)."""
     ranked = _DETECTED.get(alone)
     return detect(alone) if ranked is None else ranked
 

@@ -27,12 +27,13 @@ class Silent:
         self.forms: Dict[str, object] = {}       # form -> sightings (1), or the verdict (True / False)
         self.size = 0
         self.skipped = 0
+        self._last = ("", "")                    # (text, form) of the last text asked about
 
     def known(self, text: str) -> bool:
         """True when `text`'s form was proven silent: no parser reads it, whatever its numbers."""
         if not self.forms or len(text) > MAX_TEXT:
             return False
-        if self.forms.get(_form(text)) is True:
+        if self.forms.get(self._form(text)) is True:
             self.skipped += 1
             return True
         return False
@@ -42,7 +43,7 @@ class Silent:
         the form with other numbers."""
         if len(text) > MAX_TEXT:
             return
-        form = _form(text)
+        form = self._form(text)
         seen = self.forms.get(form)
         if seen is True or seen is False:
             return
@@ -62,9 +63,12 @@ class Silent:
                 last = b
             out.append(text[last:])
             return "".join(out)
-        self.forms[form] = not detect(other(lambda i: str(7_000_000_000_011 + 7919 * i))) \
-            and not detect(other(lambda i: "0"))
+        # the form itself is the text with every value 0
+        self.forms[form] = not detect(form) and not detect(other(lambda i: str(7_000_000_000_011 + 7919 * i)))
 
-
-def _form(text: str) -> str:
-    return _VALUE.sub("0", text)
+    def _form(self, text: str) -> str:
+        """The text with its values made 0 (heard() after known() of one text makes it once)."""
+        last = self._last
+        if last[0] is not text:
+            last = self._last = (text, _VALUE.sub("0", text))
+        return last[1]
