@@ -132,7 +132,6 @@ def _drop_page_lines(text: str) -> str:
 
 
 _ASCII_TRIGGERS = "&<\\\f"
-_LONG_NL = lazy(r"\n[^\n]{%d}" % FLAT_MIN)
 _LONG_LINE = lazy(r"\n([^\n]{%d,})" % FLAT_MIN)
 
 
@@ -158,7 +157,7 @@ def _page_candidate(text: str) -> bool:
 
 
 def _long_line(text: str) -> bool:
-    return text.find("\n", 0, FLAT_MIN) == -1 and len(text) >= FLAT_MIN or _LONG_NL.search(text) is not None
+    return text.find("\n", 0, FLAT_MIN) == -1 and len(text) >= FLAT_MIN or _LONG_LINE.search(text) is not None
 
 
 def _fenced(text: str) -> bool:
