@@ -197,9 +197,13 @@ class _Workers:
         name = inp.path
         if name in self.results:
             return self.results.pop(name)
-        if not self.batches or self.batches[0][0][0][0] != name:
+        if not self.batches:
             return None
-        files, pending = self.batches.popleft()
+        files, pending = self.batches[0]
+        first_name = files[0][0]
+        if first_name != name:
+            return None
+        self.batches.popleft()
         for (each, nbytes), events in zip(files, pending.get()):
             self.results[each] = (events, nbytes)
         self._send()
