@@ -293,14 +293,21 @@ def _flush(out) -> None:
         raise OutputClosed() from None
 
 
-def json_lines(items: Iterable[dict], out=None) -> int:
+def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
+    """Each item a line: a dict, or (with `encoded`, see emit) an object with to_dict()."""
     out = out or sys.stdout
     count = 0
     batch = _Batch(out)
     try:
-        for item in items:
-            batch.add(dumps(item) + "\n")
-            count += 1
+        if encoded is None:
+            for item in items:
+                batch.add(dumps(item) + "\n")
+                count += 1
+        else:
+            for item in items:
+                text = encoded(item)
+                batch.add((dumps(item.to_dict()) if text is None else text) + "\n")
+                count += 1
     finally:
         if sys.exc_info()[0] is not OutputClosed:     # what was made is written, even when interrupted
             batch.send()
@@ -346,7 +353,9 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
     """Print result objects (each with to_dict()) as a JSON array, JSON lines or a table
     (`to_rows` gives an item's table rows); streamed in every format. Returns the count.
     `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py)."""
-    if fmt in ("json", "jsonl"):
+    if fmt == "jsonl":
+        return json_lines(items, encoded=encoded or _no_text)
+    if fmt == "json":
         count = [0]
 
         def dicts():
@@ -354,7 +363,7 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
                 count[0] += 1
                 text = encoded(item) if encoded is not None else None
                 yield item.to_dict() if text is None else Encoded(text)
-        (json_array if fmt == "json" else json_lines)(dicts())
+        json_array(dicts())
         return count[0]
     count = 0
 
@@ -365,6 +374,10 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
             yield from to_rows(item)
     table(rows(), headers)
     return count
+
+
+def _no_text(item) -> None:
+    return None
 
 
 def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
