@@ -182,7 +182,8 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
                         verdicts[shape.sig] = known
                 usable = not shape.forced and known == (shape.module, shape.note)
             if usable:
-                said(shape.note, chunk.line)
+                if shape.note:
+                    said(shape.note, chunk.line)
                 last = shape.os
                 yield shape.build(chunk, source, index)
                 index += 1

@@ -329,36 +329,43 @@ class Origin:
 class FastChunk:
     """A snapshot matched whole by a known shape (parsers/shapes.py): the same Chunk a full
     scan would give, its lines cut only when someone asks for them."""
-    __slots__ = ("fast", "groups", "taken_at", "host", "line", "command", "src", "body", "skip", "_lines",
-                 "_stamp")
+    __slots__ = ("fast", "groups", "taken_at", "host", "line", "command", "text", "start", "end", "body",
+                 "skip", "_lines", "_stamp")
     origin = None
 
-    def __init__(self, shape, groups, taken_at, line, src, body):
+    def __init__(self, shape, groups, taken_at, line, text, start, end, body):
         self.fast = shape
         self.groups = groups
         self.taken_at = taken_at
         self.host = shape.host
         self.command = shape.command
         self.line = line
-        self.src = src          # its text, as in Origin.text
-        self.body = body        # where the shape's match starts in it (after the date line)
+        self.text, self.start, self.end = text, start, end   # its text is text[start:end], cut when asked for
+        self.body = body        # where the shape's match starts in that (after the date line)
         self.skip = shape.prefix_lines   # command lines between that and the lines parsers read
         self._lines = None
         self._stamp = None
 
     @property
+    def src(self) -> str:
+        """Its text, as in Origin.text."""
+        return self.text[self.start:self.end]
+
+    @property
     def lines(self) -> List[str]:
         if self._lines is None:
+            src = self.src
             at = self.body
             for _ in range(self.skip):
-                at = self.src.index("\n", at) + 1
-            self._lines = _lines(self.src[at:])
+                at = src.index("\n", at) + 1
+            self._lines = _lines(src[at:])
         return self._lines
 
     @property
     def stamp(self) -> Optional[Stamp]:
         if self._stamp is None and self.taken_at is not None:
-            self._stamp = parse_date_line(self.src[:self.src.index("\n")])
+            src = self.src
+            self._stamp = parse_date_line(src[:src.index("\n")])
         return self._stamp
 
 
@@ -760,8 +767,9 @@ class Splitter:
                         and (shape.host is None or shape.host == pchunk.host)):
                     break                # a second grep of the pending one's moment: the full scan merges
                 yield pchunk
-            line = self._line_of(at)
-            self.pending = (FastChunk(shape, m.groups(), taken_at, line, text[at:end], body - at), shape)
+            counted = self.counted
+            line = counted[1] if counted[0] == at else self._line_of(at)
+            self.pending = (FastChunk(shape, m.groups(), taken_at, line, text, at, end, body - at), shape)
             shapes.hits += 1
             self.counted = (end, line + shape.lines + (taken_at is not None))
             at = end
