@@ -495,6 +495,7 @@ class _Info:
 
 
 WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
+WINDOW_MIN = 1 << 10     # ... at first where the shapes stopped: what they leave is mostly a few lines
 _DIGIT = re.compile(r"[0-9]")
 _WAIT = object()         # _ends: the text there is not all here yet
 _NOT_END = object()      # _ends: the full scan would not end the snapshot there
@@ -551,6 +552,7 @@ class Splitter:
         self.shapes = shapes
         self.fresh: Optional[int] = 0 if shapes is not None else None   # try the shapes here
         self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
+        self._wsize = WINDOW        # the next window's size: small where the shapes stopped, doubling
         self._found: dict = {}      # finder kind -> (searched from, next candidate or None) in _win
         # text from this offset on is not cleaned yet (paste.normalize_later): what the full
         # scan reads is cleaned first (_settle); the shapes read it as it is where that is the same
@@ -789,6 +791,7 @@ class Splitter:
                 at, self.fresh = self.fresh, None
                 if at == pos and self.shapes.any:
                     at, short = yield from self._fast(at, limit, final)
+                    self._wsize = WINDOW_MIN
                     if at > pos:
                         self.state = _State(at, self._line_of(at))
                         pos = at
@@ -806,7 +809,8 @@ class Splitter:
             if win is not None and win[0] is text and win[1] <= pos < win[2] <= limit:
                 _, base, stop, low = win
             else:
-                stop = min(limit, pos + WINDOW)
+                stop = min(limit, pos + self._wsize)
+                self._wsize = min(WINDOW, self._wsize * 2)
                 if stop < limit:
                     nl = text.find("\n", stop, limit)
                     stop = limit if nl == -1 else nl + 1
