@@ -262,12 +262,37 @@ def normalize(blocks: Iterable[str]) -> Iterator[str]:
 
 
 def normalize_later(blocks: Iterable[str]) -> Iterator[Tuple[str, bool]]:
-    """normalize() as (text, done) pairs, where a run of lines that only the page-line and
-    long-line steps could change comes out as it is, done False, for the reader to clean()
-    the parts it reads line by line: parsers/text.py does not need them for a snapshot
-    that a known shape matches whole (safe_lines), and on a cron log those two passes were
-    half of the reading time."""
+    """normalize() as (text, done) pairs, where a run of whole lines comes out as it is, done
+    False, for the reader to clean() the parts it reads line by line (every step but the
+    form feed's works within a line, so a block holding one is cleaned at once): parsers/text.py
+    does not need that for a snapshot that a known shape matches whole where cleaning would
+    change nothing (raw_safety), and clean() was half of the reading time on a cron log and a
+    fifth on a mixed corpus."""
     return _lines(blocks, True)
+
+
+LONG = "long"      # raw_safety(): safe where no line is long (checked per text: long_line())
+
+
+def raw_safety(text: str, digits: int):
+    """Whether clean() leaves every line of `text` as it is, and would with each of its digit
+    runs 1 to `digits` long (the lines of a snapshot shape, whatever its numbers): True, False,
+    or LONG when only a line made long by its numbers would be cleaned (a flattened dump's,
+    re-cut). Only the page-line, long-line and entity steps look at digits, and a run's
+    length only ever moves a match one way, so the shortest and the longest runs stand for all."""
+    if _page_candidate(text):
+        return False
+    if lines_only(text):
+        return True if safe_lines(text, digits) else LONG
+    if "\f" in text:
+        return False
+    return all(clean(t) == t for t in (text, _DIGIT_RUN.sub("0", text), _DIGIT_RUN.sub("9" * digits, text)))
+
+
+def long_line(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] (whole lines) holds a line of FLAT_MIN characters or more."""
+    nl = text.find("\n", start, start + FLAT_MIN)
+    return (nl == -1 and end - start >= FLAT_MIN) or _LONG_LINE.search(text, start, end) is not None
 
 
 def _lines(blocks: Iterable[str], later: bool) -> Iterator[Tuple[str, bool]]:
@@ -287,7 +312,7 @@ def _lines(blocks: Iterable[str], later: bool) -> Iterator[Tuple[str, bool]]:
         carry = text[cut:]
         if cut:
             lines = text[:cut]
-            if later and lines_only(lines):
+            if later and "\f" not in lines:
                 yield lines, False
             else:
                 yield clean(lines), True

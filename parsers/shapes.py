@@ -44,7 +44,7 @@ import re
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ._regex import lazy
-from .paste import safe_lines
+from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter,
                    fast_date, header_kind)
@@ -75,13 +75,16 @@ class Shape:
         return m
 
     def reads_raw(self, text: str, at: int, end: int) -> bool:
-        """Whether this shape may match text not cleaned yet (text.Splitter.unsettled): true
-        when paste.clean()'s page-line and long-line steps (the only ones left) leave its
-        lines as they are whatever its numbers; the same for every text it matches (only
-        digit runs differ), so found once, from the first."""
-        if self.raw_ok is None:
-            self.raw_ok = safe_lines(text[at:end], MAX_DIGITS)
-        return self.raw_ok
+        """Whether this shape may match text[at:end], not cleaned yet (text.Splitter.unsettled):
+        true when paste.clean() leaves its lines as they are whatever its numbers (the same for
+        every text it matches: only digit runs differ, so found once, from the first), or
+        whatever its numbers but those that make a line long, and none does in this text."""
+        ok = self.raw_ok
+        if ok is None:
+            ok = self.raw_ok = raw_safety(text[at:end], MAX_DIGITS)
+        if ok is LONG:
+            return not long_line(text, at, end)
+        return ok
 
     def build(self, chunk: FastChunk, source: str, index: int) -> Snapshot:
         g = chunk.groups

@@ -496,9 +496,12 @@ class _Info:
 
 WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
 WINDOW_MIN = 1 << 10     # ... at first where the shapes stopped: what they leave is mostly a few lines
+RETRY = 1 << 11          # where the shapes stopped at text not cleaned yet, this much is cleaned and tried again
+FEED = 1 << 16           # uncleaned text is fed this much at a time (cleaning a part copies what follows it)
 _DIGIT = re.compile(r"[0-9]")
 _WAIT = object()         # _ends: the text there is not all here yet
 _NOT_END = object()      # _ends: the full scan would not end the snapshot there
+_RAW = object()          # _try: a match over text not cleaned yet that the shape may not read as it is
 
 
 def classify(raw: str, low: Optional[str] = None) -> Tuple[Optional[Stamp], bool, str]:
@@ -553,16 +556,18 @@ class Splitter:
         self.fresh: Optional[int] = 0 if shapes is not None else None   # try the shapes here
         self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
         self._wsize = WINDOW        # the next window's size: small where the shapes stopped, doubling
+        self.unclean = 0            # the end of a match the shapes may not read before it is cleaned
         self._found: dict = {}      # finder kind -> (searched from, next candidate or None) in _win
         # text from this offset on is not cleaned yet (paste.normalize_later): what the full
-        # scan reads is cleaned first (_settle); the shapes read it as it is where that is the same
+        # scan reads is cleaned first (_settle_ahead); the shapes read it as it is where that is the same
         self.unsettled: Optional[int] = None
 
     # ---------------------------------------------------------------- feeding
 
     def feed(self, block: str, done: bool = True) -> Iterator[Chunk]:
-        """`done` False: whole lines that paste.clean() may still change by its page-line and
-        long-line steps alone (paste.normalize_later)."""
+        """`done` False: whole lines not cleaned yet (paste.normalize_later): what the full scan
+        reads is cleaned first, a part at a time (_settle_ahead); the shapes read them as they
+        are where cleaning would change nothing (shapes.Shape.reads_raw)."""
         if self.skipping:
             nl = block.find("\n")
             if nl == -1:
@@ -614,6 +619,24 @@ class Splitter:
         if self.unsettled is not None:
             self.unsettled += len(cleaned) - len(raw)
         return limit + len(cleaned) - len(raw)
+
+    def _settle_ahead(self, at: int, size: int, limit: int) -> int:
+        """Clean the text not cleaned yet from `at` (a line start) on, `size` characters, to the
+        end of that line and one line more (what the scan looks at past a line), up to `limit`
+        (the scan's); returns where `limit` is now. Only what is read in full is cleaned: a
+        block with pasted damage in one place is not copied whole for it."""
+        text = self.text
+        upto = at + size
+        for _ in range(2):
+            if upto >= limit:
+                upto = limit
+                break
+            nl = text.find("\n", upto, limit)
+            upto = limit if nl == -1 else nl + 1
+        start = max(self.unsettled, at)
+        if start >= upto:
+            return limit
+        return limit + self._settle(start, upto) - upto
 
     def _line_of(self, pos: int) -> int:
         at, n = self.counted
@@ -698,7 +721,7 @@ class Splitter:
         nxt = text[end:nl]
         iso = fast_iso(nxt) if nxt[:1].isalpha() else None     # a date line alone: clean as it is
         if iso is None:
-            if self.unsettled is not None and end >= self.unsettled and not paste.safe_lines(nxt, 0):
+            if self.unsettled is not None and end >= self.unsettled and not paste.inert(nxt):
                 return _NOT_END         # cleaning would change that line: the full scan reads it
             stamp, command, _ = classify(nxt)
             if stamp is None and not command:
@@ -707,11 +730,13 @@ class Splitter:
         return iso
 
     def _try(self, shape, body: int, limit: int, final: bool, raw: Optional[int]):
-        """(match, what _ends says) for `shape` at `body`; None when it does not match, or
-        matches text not cleaned yet (from `raw` on) that it may not read as it is."""
+        """(match, what _ends says) for `shape` at `body`, or (match, _RAW) when it matches text
+        not cleaned yet (from `raw` on) that it may not read as it is; None when it does not match."""
         m = shape.match(self.text, body, limit)
-        if m is None or raw is not None and m.end() > raw and not shape.reads_raw(self.text, body, m.end()):
+        if m is None:
             return None
+        if raw is not None and m.end() > raw and not shape.reads_raw(self.text, body, m.end()):
+            return m, _RAW
         return m, self._ends(m.end(), limit, final)
 
     def _fast(self, at: int, limit: int, final: bool):
@@ -739,7 +764,9 @@ class Splitter:
             tried = shape if shape is not None and shape.dated is dated else None
             found = self._try(tried, body, limit, final, raw) if tried is not None else None
             matched = found is not None
-            if found is not None and found[1] is _NOT_END:
+            if found is not None and (found[1] is _NOT_END or found[1] is _RAW):
+                if found[1] is _RAW:
+                    self.unclean = max(self.unclean, found[0].end())
                 found = None
             if found is None:
                 d = _DIGIT.search(text, body, body + 48)
@@ -748,8 +775,10 @@ class Splitter:
                         found = self._try(shape, body, limit, final, raw)
                         if found is not None:
                             matched = True
-                            if found[1] is not _NOT_END:
+                            if found[1] is not _NOT_END and found[1] is not _RAW:
                                 break
+                            if found[1] is _RAW:
+                                self.unclean = max(self.unclean, found[0].end())
                             found = None
                 if found is None:
                     shape = None
@@ -790,7 +819,27 @@ class Splitter:
             if self.fresh is not None:
                 at, self.fresh = self.fresh, None
                 if at == pos and self.shapes.any:
-                    at, short = yield from self._fast(at, limit, final)
+                    cleaned, grow, last = -1, 1, -1
+                    while True:
+                        self.unclean = 0
+                        at, short = yield from self._fast(at, limit, final)
+                        if short < limit or at >= limit or self.unsettled is None \
+                                or at == last and not self.unclean:
+                            break                # (cleaned there, and still no shape knows it)
+                        # The shapes stopped at text not cleaned yet: a shape that matched it but may
+                        # not read it as it is, or any, may know it once cleaned (pasted damage).
+                        # Stopped again within what was just cleaned: a run of such text, so twice
+                        # as much is cleaned ahead each time.
+                        grow = grow * 2 if at < cleaned else 1
+                        size = min(FEED, (self.unclean - at if self.unclean else RETRY) * grow)
+                        if self.unsettled >= min(limit, at + size):
+                            break                # cleaned there already: that is not why
+                        before = self.text
+                        limit = self._settle_ahead(at, size, limit)
+                        if self.text is before and not self.unclean:
+                            break                # nothing to undo there: no shape knows that text
+                        cleaned = limit if self.unsettled is None else self.unsettled
+                        last = at
                     self._wsize = WINDOW_MIN
                     if at > pos:
                         self.state = _State(at, self._line_of(at))
@@ -801,19 +850,23 @@ class Splitter:
             if pos >= limit:
                 break
             if self.unsettled is not None and self.unsettled < limit:
-                limit = self._settle(max(self.unsettled, pos), limit)
+                limit = self._settle_ahead(pos, self._wsize, limit)
             # a window of whole lines, cleaned, lower-cased: candidates are looked for only in it
-            # (kept while the text stays: a scan that stops at a snapshot for the shapes goes on in it)
+            # (kept while the text stays: a scan that stops at a snapshot for the shapes goes on in it),
+            # and the line after it is cleaned too
             text = self.text
+            bound = limit
+            if self.unsettled is not None and self.unsettled < limit:
+                bound = text.rfind("\n", pos, self.unsettled - 1) + 1
             win = self._win
-            if win is not None and win[0] is text and win[1] <= pos < win[2] <= limit:
+            if win is not None and win[0] is text and win[1] <= pos < win[2] <= bound:
                 _, base, stop, low = win
             else:
-                stop = min(limit, pos + self._wsize)
+                stop = min(bound, pos + self._wsize)
                 self._wsize = min(WINDOW, self._wsize * 2)
-                if stop < limit:
-                    nl = text.find("\n", stop, limit)
-                    stop = limit if nl == -1 else nl + 1
+                if stop < bound:
+                    nl = text.find("\n", stop, bound)
+                    stop = bound if nl == -1 else nl + 1
                 base = pos
                 low = text[base:stop].lower()
                 self._win = (text, base, stop, low)
@@ -970,7 +1023,14 @@ def split(source, notes: Optional[List[str]] = None, shapes=None) -> Iterator[Ch
             yield from splitter.feed(block)
     else:
         for block, done in paste.normalize_later(_blocks(source)):
-            yield from splitter.feed(block, done)
+            if done or len(block) <= FEED:
+                yield from splitter.feed(block, done)
+                continue
+            at = 0
+            while at < len(block):
+                end = block.find("\n", at + FEED) + 1 or len(block)
+                yield from splitter.feed(block[at:end], False)
+                at = end
     yield from splitter.finish()
     if splitter.cut and notes is not None:
         notes.append(f"line {splitter.cut}: the input ends mid-line (no newline after it): "

@@ -353,3 +353,61 @@ def test_numbers_that_pass_apart_but_not_together_stay_literal(fresh_shapes):
     want = run(log, None, fast=False)
     assert [json.loads(s)["forwarding"] for s in want[0]] == [True, True, True, None]
     assert run(log, None, fast=True) == want
+
+
+def _pasted(text: str, kind: str) -> str:
+    """`text` as a paste mangled it (parsers/paste.py undoes each of these)."""
+    if kind == "html":
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if kind == "br":
+        return text.replace("\n", "<br>\n")
+    if kind == "nbsp":
+        return re.sub(r"(?<=[a-z]) (?=[a-z])", "\u00a0", text)
+    if kind == "zw":
+        return text.replace("packets", "pack\u200bets")
+    if kind == "quotes":
+        return text.replace("'", "\u2019")
+    if kind == "md":
+        return text.replace("<", "\\<").replace(">", "\\>")
+    if kind == "pre":
+        return "<pre>" + text + "</pre>\n"
+    return text
+
+
+TEMPLATES = ["linux/tcpmon-netstat-rhel-zero-omitted.txt", "huawei/3com_5500_display_ip_statistics.txt",
+             "huawei/h3c_comware_markdown_escaped.txt", "windows/q155758_nt4_tabs.txt",
+             "linux/tcpmon-proc-net-snmp.txt", "snmp/librenms_ipsystemstats_php_comment.txt"]
+
+
+@pytest.mark.parametrize("kind", ["html", "br", "nbsp", "zw", "quotes", "md", "pre"])
+def test_pasted_damage_in_a_cron_log_is_cleaned_where_the_shapes_meet_it(kind, fresh_shapes):
+    """A cron log of several hosts' dumps, every third snapshot mangled by a paste: text is
+    cleaned only where it is read in full or where the shapes stop (parsers/text.py
+    Splitter._settle_ahead), yet every snapshot is what the full path, which cleans
+    everything first, makes of it; whole or streamed in small reads. The shapes must have
+    read most snapshots (mangled ones too, once cleaned), or this would prove nothing."""
+    texts = [decode((NETSTAT / name).read_bytes()) for name in TEMPLATES]
+    rng = random.Random(kind)
+    out, step = [], 0
+    for i in range(90):
+        step += rng.randint(1, 50)
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        body = NUMBER.sub(lambda m: str(int(m.group(0)) + step), texts[i % len(texts)])
+        out.append(f"{stamp}\n{_pasted(body, kind) if i % 3 == 1 else body}\n")
+    log = "".join(out)
+    want = run(log, None, fast=False)
+    assert len(want[0]) >= 80
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.hits >= 40
+    assert _streamed(log) == want
+
+
+def test_raw_safety_of_a_shape_text():
+    from parsers.paste import LONG, raw_safety
+    assert raw_safety("Ip:\n    12 total packets received\n", 19) is True
+    assert raw_safety("<HUAWEI> display ip statistics\n  Input: 12 packets\n", 19) is True   # a prompt, not a tag
+    assert raw_safety("  &#12; 5 packets\n", 19) is False             # an entity: cleaning decodes it
+    assert raw_safety("  &amp; 5 packets\n", 19) is False
+    assert raw_safety("Page 3 of 40\n", 19) is False
+    wide = "Ip: " + " ".join(["1"] * 60) + "\n"                        # long with 19-digit numbers only
+    assert len(wide) < 200 and raw_safety(wide, 19) == LONG
