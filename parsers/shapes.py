@@ -47,7 +47,7 @@ from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter,
-                   fast_date, header_kind)
+                   _lead, fast_date, header_kind)
 
 _DIGITS_B = b"0123456789"
 _RUN = lazy(r"[0-9]+")
@@ -352,8 +352,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.rx = rx
     shape.strip = region.encode("utf-8", "surrogatepass").translate(None, _DIGITS_B)
     shape.dated = taken_at is not None
-    first = _RUN.search(region, 0, 48)
-    shape.key = region[:first.start() if first else 48]
+    shape.key = _lead(region, 0)
     shape.lines = region.count("\n")
     shape.prefix_lines = prefix_lines
     shape.size = len(text) * 2 + 4096

@@ -557,6 +557,8 @@ class Splitter:
         self._win = None            # (text, start, end, lower-cased text[start:end]) of the scan window
         self._wsize = WINDOW        # the next window's size: small where the shapes stopped, doubling
         self.unclean = 0            # the end of a match the shapes may not read before it is cleaned
+        self._grow = 1              # how much more than that the shapes have cleaned ahead where they stop,
+        self._ahead = 0             # up to here (later settles start past it: only _rebase moves it)
         self._found: dict = {}      # finder kind -> (searched from, next candidate or None) in _win
         # text from this offset on is not cleaned yet (paste.normalize_later): what the full
         # scan reads is cleaned first (_settle_ahead); the shapes read it as it is where that is the same
@@ -704,6 +706,7 @@ class Splitter:
                 self.fresh -= cut
             if self.unsettled is not None:
                 self.unsettled = max(0, self.unsettled - cut)
+            self._ahead -= cut
 
     # ---------------------------------------------------------------- the fast path
 
@@ -739,6 +742,16 @@ class Splitter:
             return m, _RAW
         return m, self._ends(m.end(), limit, final)
 
+    def _led(self, at: int, limit: int) -> int:
+        """How long a snapshot of a shape led by the text at `at` (a line start) may be, as
+        _fast looks them up (Shape.size); 0 when no shape is."""
+        text = self.text
+        eol = text.find("\n", at, limit)
+        if eol == -1:
+            return self.shapes.longest
+        dated = text[at:at + 1].isalpha() and fast_iso(text[at:eol]) is not None
+        return max((shape.size for shape in self.shapes.lookup(dated, _lead(text, eol + 1 if dated else at))), default=0)
+
     def _fast(self, at: int, limit: int, final: bool):
         """Snapshots of known shapes from offset `at` (a line start where a fresh snapshot
         begins) on, as long as they come. A generator that returns where the full scan goes
@@ -769,8 +782,7 @@ class Splitter:
                     self.unclean = max(self.unclean, found[0].end())
                 found = None
             if found is None:
-                d = _DIGIT.search(text, body, body + 48)
-                for shape in lookup(dated, text[body:d.start() if d is not None else body + 48]):
+                for shape in lookup(dated, _lead(text, body)):
                     if shape is not tried:
                         found = self._try(shape, body, limit, final, raw)
                         if found is not None:
@@ -819,27 +831,26 @@ class Splitter:
             if self.fresh is not None:
                 at, self.fresh = self.fresh, None
                 if at == pos and self.shapes.any:
-                    cleaned, grow, last = -1, 1, -1
                     while True:
                         self.unclean = 0
                         at, short = yield from self._fast(at, limit, final)
-                        if short < limit or at >= limit or self.unsettled is None \
-                                or at == last and not self.unclean:
-                            break                # (cleaned there, and still no shape knows it)
+                        if short < limit or at >= limit or self.unsettled is None:
+                            break
                         # The shapes stopped at text not cleaned yet: a shape that matched it but may
                         # not read it as it is, or any, may know it once cleaned (pasted damage).
-                        # Stopped again within what was just cleaned: a run of such text, so twice
-                        # as much is cleaned ahead each time.
-                        grow = grow * 2 if at < cleaned else 1
-                        size = min(FEED, (self.unclean - at if self.unclean else RETRY) * grow)
+                        # Stopped again where the text is cleaned (a longer snapshot, or a run of
+                        # such text, across reads too): twice as much is cleaned ahead each time.
+                        self._grow = self._grow * 2 if at < self._ahead else 1
+                        size = min(FEED, (self.unclean - at if self.unclean else RETRY) * self._grow)
+                        if not self.unclean and at < self.unsettled and self.unsettled - at >= self._led(at, limit):
+                            break                # cleaned there past the length of any shape led by that text
                         if self.unsettled >= min(limit, at + size):
                             break                # cleaned there already: that is not why
                         before = self.text
                         limit = self._settle_ahead(at, size, limit)
                         if self.text is before and not self.unclean:
                             break                # nothing to undo there: no shape knows that text
-                        cleaned = limit if self.unsettled is None else self.unsettled
-                        last = at
+                        self._ahead = limit if self.unsettled is None else self.unsettled
                     self._wsize = WINDOW_MIN
                     if at > pos:
                         self.state = _State(at, self._line_of(at))
@@ -977,6 +988,12 @@ class Splitter:
                 return start
             start = prev
         return start
+
+
+def _lead(text: str, body: int) -> str:
+    """What a snapshot's shape is looked up by: its text from `body` to its first digit (48 characters at most)."""
+    d = _DIGIT.search(text, body, body + 48)
+    return text[body:d.start() if d is not None else body + 48]
 
 
 def _date_only(line: str) -> bool:
