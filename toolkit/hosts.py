@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
+from parsers._regex import compiled
 from parsers.model import ALL, Snapshot
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
@@ -298,14 +299,15 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
 
 # ---------------------------------------------------------------------------- identity
 
-_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
+_ADDRESS = compiled(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
 # A file stem naming a host and a time: web1-0900, web1_2026-03-03, web1--2026-11-22T03:06Z, web1-before
-_STAMPED = re.compile(
+_STAMPED = compiled(
     r"^(?P<host>[A-Za-z][A-Za-z0-9.-]*?[A-Za-z0-9])(?:--|[-_.])(?P<when>"
     r"\d{8}(?:[T_-]?\d{4,6}Z?)?"
     r"|\d{4}-\d{2}-\d{2}(?:[T_ -]?\d{2}[:-]?\d{2}(?:[:-]?\d{2})?Z?)?"
     r"|\d{2}[:h-]?\d{2}(?:[:-]?\d{2})?"
     r"|before|after|pre|post|old|new|start|end|first|second|then|now)$", re.I)
+_EXTENSION = compiled(r"\.[A-Za-z][A-Za-z0-9]{0,4}")
 # Stems that name what the file holds, not a host.
 _GENERIC = {"netstat", "netstats", "nstat", "dump", "dumps", "stats", "statistics", "output", "out", "log", "logs",
             "capture", "snapshot", "snap", "case", "ticket", "data", "before", "after", "host", "server", "file",
@@ -333,7 +335,7 @@ def stem_host(path: str) -> Optional[str]:
     stem = os.path.basename(path)
     for _ in range(2):                      # web1-0900.txt, web1-0900.log.gz
         root, ext = os.path.splitext(stem)
-        if ext and re.fullmatch(r"\.[A-Za-z][A-Za-z0-9]{0,4}", ext):
+        if ext and _EXTENSION.fullmatch(ext):
             stem = root
     m = _STAMPED.match(stem)
     if not m or m["host"].lower() in _GENERIC:
