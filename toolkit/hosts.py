@@ -186,18 +186,13 @@ def _sniffed(path: str, kind: str) -> str:
         return kind
     if kind != "dump" or path == "-":
         return kind
-    from toolkit.capture import formats, pmtext
+    from toolkit.capture.sniff import is_capture
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
     except OSError:
         return kind                          # reading it will say why
-    found = formats.sniff(head)
-    if found in ("pcap", "pcapng", "snoop") or found in formats.FOREIGN.values():
-        return "capture"
-    if found == "text" and pmtext.looks_like(head.decode("utf-8", "replace")):
-        return "capture"
-    return kind
+    return "capture" if is_capture(head) else kind
 
 
 def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,

@@ -16,9 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
 
-from toolkit.capture import formats, pmtext
-
-if TYPE_CHECKING:     # the analysis modules load with analyze(): sniffing a file (hosts.walk) needs none
+if TYPE_CHECKING:     # the readers and the analysis load with analyze(): sniffing a file (hosts.walk, toolkit/capture/sniff.py) needs none
     from toolkit.capture.flows import Analyzer
     from toolkit.findings import Finding
 
@@ -88,6 +86,7 @@ def regular(path: str) -> Optional[str]:
 def read_file(path: str, analyzer: Analyzer, result: Result,
               progress: Optional[Callable[[int], None]] = None, keep_pm: Optional[list] = None) -> bool:
     """One input into the analyzer; problems go to result.errors. True when frames were read."""
+    from toolkit.capture import formats
     problem = regular(path)
     if problem:
         result.errors.append(f"{path}: {problem}")
@@ -118,6 +117,7 @@ def read_file(path: str, analyzer: Analyzer, result: Result,
 
 
 def _read_text(path, analyzer, result, progress, keep_pm) -> bool:
+    from toolkit.capture import formats, pmtext
     with open(path, "r", encoding="utf-8", errors="replace") as f:
         text = f.read()
     if progress:
