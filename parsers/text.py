@@ -7,13 +7,13 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import IO, Iterator, List, Optional, Tuple
 
 from . import paste
 from ._regex import compiled
 from .model import ParseError
+from .record import record
 
 SNIFF = 4096
 _CONTROL_BYTES = bytes(range(9)) + bytes(range(14, 32))     # what no text file holds much of
@@ -112,7 +112,7 @@ _TIME_ONLY = compiled(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
 
-@dataclass
+@record
 class Stamp:
     when: datetime
     has_time: bool
@@ -298,7 +298,7 @@ def command_host(line: str) -> Optional[str]:
     return None
 
 
-@dataclass
+@record
 class Chunk:
     """The cleaned lines of one snapshot, with what surrounded it."""
     lines: List[str]
@@ -316,7 +316,7 @@ class Chunk:
         return self.stamp.iso() if self.stamp else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Origin:
     text: str                # the snapshot's text (after paste.normalize), from its first line to its end
     body: int                # offset in `text` where the lines the parsers read begin
