@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Tuple
 
 from ._regex import lazy
 from .record import factory, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Callable, Dict, List, Optional, Tuple
 
 # RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
 COUNTERS: Tuple[str, ...] = (
@@ -28,7 +31,8 @@ TRAFFIC: Tuple[str, ...] = (
 )
 ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
-Counters = Dict[str, Optional[int]]
+if TYPE_CHECKING:
+    Counters = Dict[str, Optional[int]]
 
 
 class ParseError(ValueError):
@@ -128,4 +132,5 @@ def to_int(text: str) -> int:
     return value
 
 
-LineParser = Callable[[List[str]], Reading]
+if TYPE_CHECKING:
+    LineParser = Callable[[List[str]], Reading]

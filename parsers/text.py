@@ -8,12 +8,15 @@ import codecs
 import io
 import re
 from datetime import datetime, timedelta, timezone
-from typing import IO, Iterator, List, Optional, Tuple
 
 from . import paste
 from ._regex import compiled
 from .model import ParseError
 from .record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import IO, Iterator, List, Optional, Tuple
 
 SNIFF = 4096
 _CONTROL_BYTES = bytes(range(9)) + bytes(range(14, 32))     # what no text file holds much of
