@@ -67,9 +67,12 @@ def main() -> None:
     for pattern, flags in asked:
         lines.append(f"    {(pattern, flags)!r}: {_arguments(pattern, flags)!r},")
     lines.append("}")
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, target)
+    text = "\n".join(lines) + "\n"
+    # unchanged: not written again (a new mtime on a source file makes the --help cache stale)
+    if not target.exists() or target.read_text() != text:
+        tmp = target.with_suffix(".tmp")
+        tmp.write_text(text)
+        os.replace(tmp, target)
     py_compile.compile(str(target), doraise=True)      # PYTHONDONTWRITEBYTECODE or not: the run reads the bytecode
     print(f"{target}: {len(asked)} patterns", file=sys.stderr)
 
