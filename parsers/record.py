@@ -5,7 +5,8 @@ and `diff` loads.
 
 Why not dataclasses: in Python 3.11 it imports inspect (ast, dis, tokenize: ~7 ms) and
 compiles every generated method on its own (~0.6 ms a class): ~17 ms of a ~60 ms start
-(docs/benchmarks.md). This writes a class's methods as one source, compiled once.
+(docs/benchmarks.md). Here only `__init__` is written out and compiled (it runs for every
+snapshot); repr, ==, hash and the frozen checks are shared functions that read FIELDS.
 
 Only what those classes use: the class's own annotated fields (no inherited fields, no
 ClassVar), plain defaults and `factory(list)` in place of `field(default_factory=list)`.
@@ -83,8 +84,9 @@ def _frozen_delattr(self, name):
 
 
 def _make(cls, frozen: bool):
+    if any("FIELDS" in vars(base) for base in cls.__mro__[1:]):
+        raise TypeError(f"{cls.__qualname__}: a record's fields are its own (no record base class)")
     names = tuple(cls.__dict__.get("__annotations__", {}))
-    # __init__ is written out (it runs for every snapshot); the others read FIELDS
     env = {"_FACTORY": _FACTORY, "_object_setattr": object.__setattr__}
     params, body = [], []
     for name in names:
