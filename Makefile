@@ -6,12 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test system-deps bench bench-probe fast-spec clean
 
-$(STAMP): setup.cfg pyproject.toml scripts/help_cache.py
+$(STAMP): setup.cfg pyproject.toml scripts/help_cache.py scripts/regex_cache.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,fleet]'
+	@# the parsers' regular expressions compiled ahead of time (not in git; without it they compile at each start)
+	$(BIN)/python scripts/regex_cache.py || echo "regex cache not made: patterns compile at start-up"
 	@# `mssdiag ... --help` as typer prints it without a terminal, for the fast path (not in git;
-	@# without it help is rendered by typer each time, as on a terminal)
+	@# without it help is rendered by typer each time, as on a terminal); after the regex
+	@# cache: a source file written after it makes it stale
 	$(BIN)/python scripts/help_cache.py || echo "help cache not made: mssdiag --help renders through typer"
 	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
 	$(BIN)/python -m compileall -q toolkit parsers
@@ -39,6 +42,7 @@ bench: $(STAMP)
 # (tests/test_fast_cli.py fails until it is current), and the help the fast path prints
 fast-spec: $(STAMP)
 	$(BIN)/python scripts/fast_spec.py
+	$(BIN)/python scripts/regex_cache.py
 	$(BIN)/python scripts/help_cache.py
 	$(BIN)/python -m compileall -q toolkit/commands
 

@@ -7,12 +7,15 @@ other stack prints: "ipintrq overflows", "dead gateway detection ...", "path MTU
 from __future__ import annotations
 
 import re
-from typing import List
 
 from ._needs import needs
 from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, TRAFFIC, Meta, Reading
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import List
 
 META = Meta(
     name="aix",

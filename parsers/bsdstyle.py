@@ -18,7 +18,6 @@ Not a parser itself: it has no META, so the registry skips it.
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from ._needs import needs
 from ._regex import lazy
@@ -26,13 +25,18 @@ from .base import COUNT_FIRST, OncePerText, Repeats, value_of
 from .model import ALL, Reading
 from .text import damaged
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Dict, Iterable, Optional, Sequence, Tuple
+
 # A protocol section header: one word and a colon, alone on its line. Sub-headers inside a
 # section ("Input histogram:", "Mbuf statistics:") have a space, so they do not end it.
 SECTION = lazy(r"^\s*(?P<name>[A-Za-z][\w.-]*)\s*:\s*$")
 IPV4_SECTIONS = frozenset({"ip"})
 IPV6_SECTIONS = frozenset({"ip6", "ipv6"})
 
-Labels = Sequence[Tuple[str, "re.Pattern[str]"]]
+if TYPE_CHECKING:
+    Labels = Sequence[Tuple[str, "re.Pattern[str]"]]
 # Value first but not a plain count: digits with spaces or signs, or one odd token.
 _LOOSE = lazy(r"^\s*(?P<value>\S*\d\S*(?:\s+\d\S*)*|\S+)\s+(?P<label>[A-Za-z].*?)\s*$")
 

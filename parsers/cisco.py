@@ -18,13 +18,16 @@ a chat that joined the continuation lines changes nothing.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
 from ._regex import lazy
 from . import base
 from .model import Meta, Reading
 from .text import DAMAGED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Dict, List, Optional, Tuple
 
 META = Meta(
     name="cisco",

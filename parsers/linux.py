@@ -40,7 +40,6 @@ nothing in the text says which mode ran, so every nstat snapshot carries a warni
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
 from ._regex import lazy
@@ -48,6 +47,10 @@ from . import base
 from .model import ALL, Meta, Reading
 from .text import DAMAGED
 from .text import damaged
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Dict, List, Optional, Tuple
 
 META = Meta(
     name="linux",

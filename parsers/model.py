@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
 
 from ._regex import lazy
+from .record import factory, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Callable, Dict, List, Optional, Tuple
 
 # RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
 COUNTERS: Tuple[str, ...] = (
@@ -28,14 +31,15 @@ TRAFFIC: Tuple[str, ...] = (
 )
 ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
-Counters = Dict[str, Optional[int]]
+if TYPE_CHECKING:
+    Counters = Dict[str, Optional[int]]
 
 
 class ParseError(ValueError):
     """The only error a parser raises: the text is not something it can read."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Meta:
     """What a parser module covers, declared once beside its code."""
     name: str                      # registry key and --os value, e.g. "hpux"
@@ -54,18 +58,18 @@ class Meta:
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
 
 
-@dataclass
+@record
 class Reading:
     """What a parser extracts from the lines of one snapshot."""
     format: str
     ipv4: Optional[Counters]
     ipv6: Optional[Counters] = None
-    raw: Dict[str, str] = field(default_factory=dict)
-    warnings: List[str] = field(default_factory=list)
+    raw: Dict[str, str] = factory(dict)
+    warnings: List[str] = factory(list)
     forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
 
 
-@dataclass
+@record
 class Snapshot:
     source: str
     index: int
@@ -128,4 +132,5 @@ def to_int(text: str) -> int:
     return value
 
 
-LineParser = Callable[[List[str]], Reading]
+if TYPE_CHECKING:
+    LineParser = Callable[[List[str]], Reading]

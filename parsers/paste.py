@@ -29,9 +29,12 @@ MAX_PASTE_LINE pass through untouched (the splitter skips them with a note).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, List, Tuple
 
 from parsers._regex import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Iterable, Iterator, List, Tuple
 
 MAX_PASTE_LINE = 1 << 20   # a flattened dump longer than this is not a dump
 FLAT_MIN = 200             # no command we read prints a line this long

@@ -41,13 +41,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Dict, List, Optional, Tuple
 
 from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter,
                    _lead, fast_date, header_kind)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Callable, Dict, List, Optional, Tuple
 
 _DIGITS_B = b"0123456789"
 _RUN = lazy(r"[0-9]+")
@@ -150,7 +153,8 @@ class Shapes:
         return n == 2
 
 
-Run = Callable[[str], Optional[dict]]
+if TYPE_CHECKING:
+    Run = Callable[[str], Optional[dict]]
 
 
 def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optional[str], snap: Snapshot,

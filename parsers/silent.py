@@ -13,9 +13,11 @@ itself (never a hash: a collision would lose a dump), within a size budget.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict
-
 from .text import _VALUE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Callable, Dict
 MAX_TEXT = 64 << 10          # a longer text is detected every time
 MAX_KEPT = 8 << 20           # characters of forms remembered (the memo starts over past it)
 

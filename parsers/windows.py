@@ -23,13 +23,16 @@ them before these functions see a line.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
 
 from ._needs import needs
 from ._regex import lazy
 from . import base
 from .text import DAMAGED
 from .model import TRAFFIC, Meta, Reading
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Dict, List, Optional
 
 META = Meta(
     name="windows",
@@ -115,9 +118,10 @@ _NETSH_STRONG = needs(lazy(r"^[ \t]*(?:必要な再構築|成功した再構築|
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}
 # `  Label = value` for a label we read; anything after the value is kept so it can be
-# warned about.
+# warned about. Longest first; the same pattern text in every run (not the set's order,
+# which changes with the hash seed): the regex cache finds it by its text.
 _KNOWN = lazy(r"^\s*(?P<label>" + "|".join(
-    r"\s+".join(map(re.escape, label.split())) for label in sorted({*LABELS, *SETTINGS}, key=len, reverse=True))
+    r"\s+".join(map(re.escape, label.split())) for label in sorted({*LABELS, *SETTINGS}, key=lambda l: (-len(l), l)))
     + r")\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$", re.I | re.A)  # re.A: no Unicode case folding (ſ, K)
 
 # A header line has no `=` and no number standing alone (the 4 of IPv4, the 6 of ICMPv6

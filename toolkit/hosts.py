@@ -27,14 +27,18 @@ import functools
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
+from parsers._regex import compiled
 from parsers.model import ALL, Snapshot
+from parsers.record import factory, record
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 WRAP32 = 2 ** 32
 # A drop is a wrap only when the old value sat near the top of the counter's range and the
@@ -53,17 +57,17 @@ def wraps(old: int, new: int, bits: int = 32) -> bool:
 # ---------------------------------------------------------------------------- hosts
 
 
-@dataclass
+@record
 class Host:
     """One host and its evidence, as the model assembled it."""
     facts: HostFacts
-    snapshots: List[Snapshot] = field(default_factory=list)
-    deltas: list = field(default_factory=list)
-    probes: list = field(default_factory=list)
-    capture_findings: list = field(default_factory=list)   # findings of captures that concern this host
-    inputs: List[str] = field(default_factory=list)
-    findings: list = field(default_factory=list)
-    errors: List[str] = field(default_factory=list)
+    snapshots: List[Snapshot] = factory(list)
+    deltas: list = factory(list)
+    probes: list = factory(list)
+    capture_findings: list = factory(list)   # findings of captures that concern this host
+    inputs: List[str] = factory(list)
+    findings: list = factory(list)
+    errors: List[str] = factory(list)
     identity: str = "named"            # how its evidence was tied to it (see IDENTITIES)
     tally: object = None               # the running aggregation (toolkit/tally.py) the rules read
     snapshot_count: int = 0            # all its snapshots and pairs, kept or not (see Builder)
@@ -126,7 +130,7 @@ IDENTITIES = {
 # ---------------------------------------------------------------------------- inputs
 
 
-@dataclass
+@record
 class Input:
     """One file to read: a dump or a saved probe, and the case it belongs to."""
     path: str
@@ -185,18 +189,13 @@ def _sniffed(path: str, kind: str) -> str:
         return kind
     if kind != "dump" or path == "-":
         return kind
-    from toolkit.capture import formats, pmtext
+    from toolkit.capture.sniff import is_capture
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096)
     except OSError:
         return kind                          # reading it will say why
-    found = formats.sniff(head)
-    if found in ("pcap", "pcapng", "snoop") or found in formats.FOREIGN.values():
-        return "capture"
-    if found == "text" and pmtext.looks_like(head.decode("utf-8", "replace")):
-        return "capture"
-    return kind
+    return "capture" if is_capture(head) else kind
 
 
 def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,
@@ -298,14 +297,15 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
 
 # ---------------------------------------------------------------------------- identity
 
-_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
+_ADDRESS = compiled(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
 # A file stem naming a host and a time: web1-0900, web1_2026-03-03, web1--2026-11-22T03:06Z, web1-before
-_STAMPED = re.compile(
+_STAMPED = compiled(
     r"^(?P<host>[A-Za-z][A-Za-z0-9.-]*?[A-Za-z0-9])(?:--|[-_.])(?P<when>"
     r"\d{8}(?:[T_-]?\d{4,6}Z?)?"
     r"|\d{4}-\d{2}-\d{2}(?:[T_ -]?\d{2}[:-]?\d{2}(?:[:-]?\d{2})?Z?)?"
     r"|\d{2}[:h-]?\d{2}(?:[:-]?\d{2})?"
     r"|before|after|pre|post|old|new|start|end|first|second|then|now)$", re.I)
+_EXTENSION = compiled(r"\.[A-Za-z][A-Za-z0-9]{0,4}")
 # Stems that name what the file holds, not a host.
 _GENERIC = {"netstat", "netstats", "nstat", "dump", "dumps", "stats", "statistics", "output", "out", "log", "logs",
             "capture", "snapshot", "snap", "case", "ticket", "data", "before", "after", "host", "server", "file",
@@ -333,7 +333,7 @@ def stem_host(path: str) -> Optional[str]:
     stem = os.path.basename(path)
     for _ in range(2):                      # web1-0900.txt, web1-0900.log.gz
         root, ext = os.path.splitext(stem)
-        if ext and re.fullmatch(r"\.[A-Za-z][A-Za-z0-9]{0,4}", ext):
+        if ext and _EXTENSION.fullmatch(ext):
             stem = root
     m = _STAMPED.match(stem)
     if not m or m["host"].lower() in _GENERIC:
@@ -406,7 +406,7 @@ def order(snaps: List[Snapshot]) -> List[Snapshot]:
     return [s for seq in seqs for s in seq]
 
 
-@dataclass
+@record
 class Verdict:
     """Whether snapshot b can follow snapshot a on one host."""
     ok: bool

@@ -10,20 +10,23 @@ import io
 import os
 import sys
 from collections import deque
-from dataclasses import dataclass, field
-from typing import IO, Callable, Iterator, List, Optional, Tuple
 
 import parsers
 from parsers.model import ParseError, Snapshot
+from parsers.record import factory, record
 from parsers.text import open_text
 from toolkit.hosts import Input
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
+    from typing import IO, Callable, Iterator, List, Optional, Tuple
 
-@dataclass
+
+@record
 class Outcome:
     """What reading the inputs came to, for the exit status and the error lines."""
-    parsed: List[str] = field(default_factory=list)   # inputs that gave at least one snapshot
-    failed: List[str] = field(default_factory=list)   # inputs that gave none
+    parsed: List[str] = factory(list)   # inputs that gave at least one snapshot
+    failed: List[str] = factory(list)   # inputs that gave none
     snapshots: int = 0
 
 
@@ -250,23 +253,12 @@ def _worker_start() -> None:
     sys.stdout = sys.stderr = open(os.devnull, "w")
 
 
-_FIELDS = None
-
-
-def _fields() -> Tuple[str, ...]:
-    global _FIELDS
-    if _FIELDS is None:
-        import dataclasses
-        _FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot))
-    return _FIELDS
-
-
 def _read_batch(batch, os_name: Optional[str]):
     """In a worker: for each file, [snapshot or error line, ...] in the order they came; a
     snapshot as the tuple of its fields (unpickled in half the time of the object, in the
     main process, which reads every worker's results)."""
     done = []
-    fields = _fields()
+    fields = Snapshot.FIELDS
     for name, hint, _ in batch:
         events: list = []
         for snap in _file(name, os_name, hint, events.append):

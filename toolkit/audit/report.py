@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 from toolkit.audit.model import COLUMNS, METRICS, OK, SCHEMA, SEVERITIES, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
-from toolkit.output import dumps, safe, table_text
+from toolkit.output import dumps, safe, simple_table, table_text
 
 FORMATS = ("table", "json", "md", "html")
 REPORT_SCHEMA = SCHEMA.replace("audit/", "audit.report/")
@@ -205,16 +205,7 @@ def _plain(rows: List[list], headers: List[str], right=frozenset()) -> str:
     (a month of a fleet's events is tens of thousands of rows): the `right` columns aligned
     right, the others left and shown as they are (a host named 007 stays 007), every
     control character a visible `?` (a value never starts a forged row)."""
-    cells = [[safe("" if v is None else str(v)) for v in r] for r in rows]
-    widths = [len(h) + 2 for h in headers]
-    for r in cells:
-        for i, v in enumerate(r):
-            if len(v) > widths[i]:
-                widths[i] = len(v)
-
-    def line(r):
-        return "  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip()
-    return "\n".join([line(headers), "  ".join("-" * w for w in widths)] + [line(r) for r in cells])
+    return simple_table([[safe("" if v is None else str(v)) for v in r] for r in rows], headers, right)
 
 
 def _md(v) -> str:

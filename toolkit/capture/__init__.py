@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
 
-from toolkit.capture import formats, pmtext
+from parsers.record import factory
+from parsers.record import record as record_class     # toolkit.capture.record is the flow records' module
 
-if TYPE_CHECKING:     # the analysis modules load with analyze(): sniffing a file (hosts.walk) needs none
+TYPE_CHECKING = False
+if TYPE_CHECKING:     # the readers and the analysis load with analyze(): sniffing a file (hosts.walk, toolkit/capture/sniff.py) needs none
+    from typing import Callable, Dict, Iterable, List, Optional, Sequence
     from toolkit.capture.flows import Analyzer
     from toolkit.findings import Finding
 
@@ -35,17 +36,17 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass
+@record_class
 class Result:
-    captures: List[dict] = field(default_factory=list)     # per file: format, interfaces, frames, ...
-    flows: List[dict] = field(default_factory=list)        # per connection (flow_dict)
-    fragments: List[dict] = field(default_factory=list)    # fragments tied to no TCP connection
-    untied_ptbs: List[dict] = field(default_factory=list)  # PTBs quoting no connection in the capture
-    clamping: List[dict] = field(default_factory=list)     # SYNs matched across --second captures
-    findings: List[Finding] = field(default_factory=list)
-    caveats: List[str] = field(default_factory=list)
-    errors: List[str] = field(default_factory=list)        # "path: reason", one per bad input
-    read_ok: List[str] = field(default_factory=list)
+    captures: List[dict] = factory(list)     # per file: format, interfaces, frames, ...
+    flows: List[dict] = factory(list)        # per connection (flow_dict)
+    fragments: List[dict] = factory(list)    # fragments tied to no TCP connection
+    untied_ptbs: List[dict] = factory(list)  # PTBs quoting no connection in the capture
+    clamping: List[dict] = factory(list)     # SYNs matched across --second captures
+    findings: List[Finding] = factory(list)
+    caveats: List[str] = factory(list)
+    errors: List[str] = factory(list)        # "path: reason", one per bad input
+    read_ok: List[str] = factory(list)
 
     def for_host(self, address: str):
         """The flows with this address at either end, and the findings about that host."""
@@ -88,6 +89,7 @@ def regular(path: str) -> Optional[str]:
 def read_file(path: str, analyzer: Analyzer, result: Result,
               progress: Optional[Callable[[int], None]] = None, keep_pm: Optional[list] = None) -> bool:
     """One input into the analyzer; problems go to result.errors. True when frames were read."""
+    from toolkit.capture import formats
     problem = regular(path)
     if problem:
         result.errors.append(f"{path}: {problem}")
@@ -118,6 +120,7 @@ def read_file(path: str, analyzer: Analyzer, result: Result,
 
 
 def _read_text(path, analyzer, result, progress, keep_pm) -> bool:
+    from toolkit.capture import formats, pmtext
     with open(path, "r", encoding="utf-8", errors="replace") as f:
         text = f.read()
     if progress:

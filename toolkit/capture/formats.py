@@ -14,6 +14,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
+from toolkit.capture.sniff import FOREIGN, sniff  # noqa: F401  (the readers' names for them)
+
 BLOCK = 4 << 20
 
 # link types (LINKTYPE_* of pcap / pcapng)
@@ -21,15 +23,6 @@ ETHERNET, NULL, LOOP, RAW, RAW12, RAW14, IPV4, IPV6, SLL, SLL2 = 1, 0, 108, 101,
 LINK_NAMES = {ETHERNET: "ethernet", NULL: "bsd-loopback", LOOP: "openbsd-loopback", RAW: "raw-ip", RAW12: "raw-ip",
               RAW14: "raw-ip", IPV4: "raw-ipv4", IPV6: "raw-ipv6", SLL: "linux-sll", SLL2: "linux-sll2"}
 SNOOP_LINKS = {0: ETHERNET, 4: ETHERNET}   # snoop DL_ETHER / 802.3 (RFC 1761)
-
-FOREIGN = {  # magic prefix -> (format name, what converts it)
-    b"TR\x00d\x00\x00": "HP-UX nettl",
-    b"\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07\xd0": "HP-UX 9 nettl",
-    b"iptrace 1.0": "AIX iptrace 1.0",
-    b"iptrace 2.0": "AIX iptrace 2.0",
-    b"RTSS": "Network Monitor 1.x",
-    b"GMBU": "Network Monitor 2.x",
-}
 
 Sink = Callable[[float, int, bytes, int, int, int, int], None]
 
@@ -69,22 +62,6 @@ class FileInfo:
         return {"path": self.path, "format": self.format, "frames": self.frames,
                 "interfaces": [i.to_dict() for i in self.interfaces], "truncated": self.truncated,
                 "converted_with": self.converted_with, "notes": self.notes}
-
-
-def sniff(head: bytes) -> str:
-    """The format a file's first bytes announce: pcap, pcapng, snoop, text, or a foreign name."""
-    if len(head) >= 4 and head[:4] in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d"):
-        return "pcap"
-    if head[:4] == b"\x0a\x0d\x0d\x0a":
-        return "pcapng"
-    if head[:8] == b"snoop\x00\x00\x00":
-        return "snoop"
-    for magic, name in FOREIGN.items():
-        if head.startswith(magic):
-            return name
-    if head and b"\x00" not in head[:4096]:
-        return "text"
-    return ""
 
 
 def read(path: str, sink: Sink, progress: Optional[Callable[[int], None]] = None) -> FileInfo:

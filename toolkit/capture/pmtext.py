@@ -29,7 +29,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple
 
-from parsers._regex import lazy       # compiled on first use: every parse sniffs files with this module
+from parsers._regex import lazy
+from toolkit.capture.sniff import packet_monitor_text as looks_like
 
 STAMP = lazy(r"^\s*(\d{1,2}):(\d\d):(\d\d)(?:\.(\d+))?\s+(Rcvd|Xmit)\b(.*)$")
 IP_LINE = lazy(r"Ver/HL\s+([0-9a-f]+),\s*ToS\s+([0-9a-f]+\.?),\s*Len\s+([0-9a-f]+\.?),\s*ID\s+([0-9a-f]+\.?),"
@@ -59,10 +60,6 @@ class PmPacket:
     data: bytes             # rebuilt IPv4 packet
     complete: bool = True
     problems: List[str] = field(default_factory=list)
-
-
-def looks_like(text: str) -> bool:
-    return "Ver/HL" in text and ("Rcvd" in text or "Xmit" in text)
 
 
 def _join(lines: Iterator[str]) -> Iterator[Tuple[int, str]]:

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from toolkit.commands import BadValue, Exit
 from toolkit.output import FORMATS, emit, error
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:      # the parsers and the library are imported inside the commands: start-up stays light
+    from typing import Iterator, List, Optional
     from parsers.model import Snapshot
     from toolkit.diff import Delta
     from toolkit.inputs import Outcome
