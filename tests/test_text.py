@@ -222,3 +222,44 @@ def test_block_boundaries_never_change_the_result(monkeypatch):
     assert len(whole) > 40
     for block in list(range(1, 40)) + list(range(40, 3000, 61)):
         assert run(block) == whole, f"block size {block}"
+
+
+class _Short(io.RawIOBase):
+    """A raw stream that hands out at most `most` bytes a read (a pipe, a slow disk)."""
+
+    def __init__(self, data: bytes, most: int):
+        self.data, self.at, self.most = data, 0, most
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        piece = self.data[self.at:self.at + min(len(buf), self.most)]
+        buf[:len(piece)] = piece
+        self.at += len(piece)
+        return len(piece)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_utf8_text_reads_what_textiowrapper_reads(seed):
+    """open_text's UTF-8 reader (parsers.text.Utf8Text) against io.TextIOWrapper(errors="replace",
+    newline=None) over random bytes: line ends of every kind cut anywhere, multi-byte characters
+    and broken sequences cut anywhere, a BOM; read whole and in random sizes."""
+    import random
+    rng = random.Random(seed)
+    atoms = [b"a", b"7", b" ", b"\n", b"\r", b"\r\n", "é".encode(), "—".encode(), "日".encode(),
+             "\U0001f600".encode(), b"\xe2\x82", b"\xff", b"\x80", b"\xc3", b"\t"]
+    data = b"".join(rng.choice(atoms) for _ in range(rng.randrange(0, 400)))
+    if seed % 5 == 0:
+        data = codecs.BOM_UTF8 + data
+    want = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig" if seed % 5 == 0 else "utf-8",
+                            errors="replace", newline=None).read()
+    assert open_text(io.BytesIO(data)).read() == want
+    reader = open_text(io.BufferedReader(_Short(data, rng.randrange(1, 9))))
+    got = []
+    while True:
+        piece = reader.read(rng.randrange(1, 40))
+        if not piece:
+            break
+        got.append(piece)
+    assert "".join(got) == want
