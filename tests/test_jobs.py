@@ -168,3 +168,46 @@ def test_the_main_process_learns_the_shapes_before_the_workers_start(tmp_path, m
     assert run(2) == one and len(one) >= 240
     learners = log.read_text().split()
     assert learners and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"
+
+
+def test_a_fleet_of_many_shapes_is_learnt_before_the_workers_start(tmp_path, monkeypatch):
+    """A fleet's directory: each of many shapes shows once before any shows twice (the first
+    WARM_QUIET files teach no shape yet): the main process still learns them all first."""
+    import parsers
+    from toolkit import hosts, inputs
+
+    texts = []
+    for p in sorted((FIXTURES / "netstat").rglob("*.txt")):
+        text = p.read_text(errors="replace")
+        try:
+            snaps = parsers.parse(text, os=None)
+        except parsers.ParseError:
+            continue
+        if len(snaps) == 1 and snaps[0].taken_at is None and len(text) > 400 and text not in texts:
+            texts.append(text)
+    assert len(texts) > inputs.WARM_QUIET + 4
+    texts = texts[:inputs.WARM_QUIET + 4]
+    files = 8 * (3 * len(texts) + inputs.WARM_QUIET + 2)
+    for i in range(files):
+        (tmp_path / f"h{i:04d}.txt").write_text(texts[i % len(texts)])
+    log = tmp_path.parent / f"{tmp_path.name}-learnt.log"
+    real = parsers._learn
+
+    def learn(*args, **kwargs):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(*args, **kwargs)
+
+    def run(jobs):
+        monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
+        monkeypatch.setattr(parsers, "_DETECTED", {})
+        found, _ = hosts.walk([str(tmp_path)], lambda m: None)
+        return [(inp.path, json.dumps(s.to_dict())) for s, inp in
+                inputs.read(found, None, inputs.Outcome(), lambda m: None, jobs=jobs)]
+
+    monkeypatch.setattr(parsers, "_learn", learn)
+    one = run(1)
+    log.unlink()
+    assert run(2) == one and len(one) == files
+    learners = log.read_text().split()
+    assert len(learners) >= len(texts) // 2 and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"

@@ -128,32 +128,37 @@ def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callabl
 
 # --- worker processes -------------------------------------------------------------------------
 
-WARM_QUIET = 32          # files in a row that taught no new shape: the main process has learnt what repeats
+WARM_QUIET = 32          # files in a row that taught nothing new: the main process has learnt what repeats
+WARM_IDLE = 4 * WARM_QUIET      # files in a row that learnt no shape: few repeat, or not soon
 
 
 class _Warm:
     """When the main process stops reading files itself and forks the workers. Shapes are
     learnt the second time they are read (parsers/shapes.py); each worker would learn every
     one again (~10 ms a shape) and read its first two sightings in full. So the main process
-    reads files until WARM_QUIET in a row taught it nothing, or a quarter of them are read;
-    the output is the same whoever reads a file (the fast path gives what the full path gives)."""
+    reads files until WARM_QUIET in a row taught it nothing -- no shape learnt and none seen
+    for the first time (a fleet's directory shows each shape once before it shows any
+    twice) --, or WARM_IDLE in a row learnt no shape, or an eighth of them are read; the
+    output is the same whoever reads a file (the fast path gives what the full path gives)."""
 
     def __init__(self, files: int):
-        self.limit = files // 4
-        self.last = self._newest()
-        self.quiet = 0
+        self.limit = max(1, files // 8)
+        self.last = self._state()
+        self.quiet = self.idle = 0
 
     @staticmethod
-    def _newest():
-        order = parsers.SHAPES.order
-        return order[-1] if order else None
+    def _state():
+        shapes = parsers.SHAPES
+        return (shapes.order[-1] if shapes.order else None), len(shapes.seen)
 
     def done(self, read: int) -> bool:
         """True when the workers should take the files from index `read` on."""
-        newest = self._newest()
-        self.quiet = 0 if newest is not self.last else self.quiet + 1
-        self.last = newest
-        return read > 0 and (self.quiet > WARM_QUIET or read >= self.limit)
+        state = self._state()
+        learnt = state[0] is not self.last[0]
+        self.idle = 0 if learnt else self.idle + 1
+        self.quiet = 0 if learnt or state[1] != self.last[1] else self.quiet + 1
+        self.last = state
+        return read > 0 and (self.quiet > WARM_QUIET or self.idle > WARM_IDLE or read >= self.limit)
 
 
 BIG = 16 * 2 ** 20       # a file this big is read in the main process, streamed: a worker would hold all its snapshots
