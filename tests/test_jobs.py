@@ -211,3 +211,45 @@ def test_a_fleet_of_many_shapes_is_learnt_before_the_workers_start(tmp_path, mon
     assert run(2) == one and len(one) == files
     learners = log.read_text().split()
     assert len(learners) >= len(texts) // 2 and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_workers_send_finished_json_lines_the_same_as_one_process(mixed, capsys, monkeypatch, tmp_path, fmt):
+    """With --jobs, a worker encodes the records of the files it reads (host named, JSON
+    made): the main process only writes them, and the output, error lines (bad files, a file
+    cut mid-snapshot, a --host override) and exit status are one process's."""
+    import parsers
+    from toolkit import snapjson
+    from toolkit.commands import Exit, offline
+
+    log = tmp_path / "encoded.log"
+    real = snapjson.line
+
+    def line(snap):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(snap)
+
+    monkeypatch.setattr(snapjson, "line", line)
+
+    def run(jobs, host=None):
+        monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
+        monkeypatch.setattr(parsers, "_DETECTED", {})
+        log.unlink(missing_ok=True)
+        code = 0
+        try:
+            offline.parse([str(mixed), str(FIXTURES / "netstat")], None, fmt, False, True, host, jobs)
+        except Exit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return (out.out, out.err, code), log.read_text().split()
+
+    for host in (None, "forced-name"):
+        one, _ = run(1, host)
+        many, encoders = run(2, host)
+        assert many == one and one[2] == 3 and one[0].count("\n") > 200
+        here = encoders.count(str(os.getpid()))
+        records = one[0].count('"source": ')
+        assert here < records // 4 and len(set(encoders)) >= 2, "the main process encoded what workers read"
+        if host:
+            assert one[0].count('"host": "forced-name"') == records

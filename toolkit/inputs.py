@@ -16,7 +16,9 @@ from typing import IO, Callable, Iterator, List, Optional, Tuple
 import parsers
 from parsers.model import ParseError, Snapshot
 from parsers.text import open_text
+from toolkit.hostfile import HostFacts
 from toolkit.hosts import Input
+from toolkit.output import Encoded
 
 
 @dataclass
@@ -52,7 +54,8 @@ def jobs_wanted(jobs: int) -> int:
 def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
          progress: Optional[Callable[[int], None]] = None,
          prefer: Optional[str] = None, jobs: int = 1,
-         stdin: Optional[IO[bytes]] = None) -> Iterator[Tuple[Snapshot, Input]]:
+         stdin: Optional[IO[bytes]] = None,
+         encode: Optional[Callable[[Snapshot, Optional[HostFacts]], str]] = None) -> Iterator[Tuple[Snapshot, Input]]:
     """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
@@ -61,6 +64,10 @@ def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: C
     once this process has read the first files itself until they teach no new shape
     (`_Warm`): the workers, forked then, start with its shapes and detections.
     The input `-` is `stdin` (the process's standard input when None).
+    `encode(snapshot, case)`: what the caller makes of each snapshot (its JSON line), made
+    by the worker that read it; the main process gets an output.Encoded of it instead of the
+    snapshot (not sent, unpickled nor encoded here: with two workers on two cores, this
+    process was their bottleneck). Snapshots read here are yielded as they are.
     """
     dumps = [inp for inp in inputs if inp.kind == "dump"]
     workers = None
@@ -69,7 +76,7 @@ def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: C
         for at, inp in enumerate(dumps):
             if warm is not None and warm.done(at):
                 warm = None
-                workers = _Workers(dumps[at:], os_name, prefer, jobs)
+                workers = _Workers(dumps[at:], os_name, prefer, jobs, encode)
             name = inp.path
             count = 0
             done = workers.result(inp) if workers else None
@@ -177,10 +184,12 @@ class _Workers:
     (learnt shapes, detection) for the files it reads. At most AHEAD batches per worker are
     out ahead of the file being printed."""
 
-    def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int):
+    def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int,
+                 encode: Optional[Callable] = None):
         self.batches: deque = deque()        # ([(name, bytes) of each file in the batch], pending result)
         self.todo: deque = deque(_batches(dumps, prefer, max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))))
         self.os_name = os_name
+        self.encode = encode
         self.results: dict = {}
         self.pool = None
         self.window = AHEAD * jobs
@@ -194,8 +203,8 @@ class _Workers:
     def _send(self) -> None:
         while self.todo and len(self.batches) < self.window:
             batch = self.todo.popleft()
-            self.batches.append(([(name, nbytes) for name, _, nbytes in batch],
-                                 self.pool.apply_async(_read_batch, (batch, self.os_name))))
+            self.batches.append(([(name, nbytes) for name, _, nbytes, _ in batch],
+                                 self.pool.apply_async(_read_batch, (batch, self.os_name, self.encode))))
 
     def result(self, inp: Input):
         """(events, bytes) a worker read of this input, or None when it is read here."""
@@ -221,8 +230,8 @@ class _Workers:
             self.pool = None
 
 
-def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[List[Tuple[str, Optional[str], int]]]:
-    """Runs of small files: (name, OS hint, bytes) of at most `most` files or BATCH_BYTES."""
+def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[List[tuple]]:
+    """Runs of small files: (name, OS hint, bytes, case) of at most `most` files or BATCH_BYTES."""
     batch, held = [], 0
     seen = set()
     for inp in dumps:
@@ -237,7 +246,7 @@ def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[L
             batch, held = [], 0
             continue
         seen.add(name)
-        batch.append((name, _hint(inp, prefer), nbytes))
+        batch.append((name, _hint(inp, prefer), nbytes, inp.case))
         held += nbytes
         if len(batch) >= most or held >= BATCH_BYTES:
             yield batch
@@ -266,16 +275,21 @@ def _fields() -> Tuple[str, ...]:
     return _FIELDS
 
 
-def _read_batch(batch, os_name: Optional[str]):
+def _read_batch(batch, os_name: Optional[str], encode: Optional[Callable] = None):
     """In a worker: for each file, [snapshot or error line, ...] in the order they came; a
     snapshot as the tuple of its fields (unpickled in half the time of the object, in the
-    main process, which reads every worker's results)."""
+    main process, which reads every worker's results), or with `encode`, as the 1-tuple
+    (encode(snapshot, case),)."""
     done = []
     fields = _fields()
-    for name, hint, _ in batch:
+    for name, hint, _, case in batch:
         events: list = []
-        for snap in _file(name, os_name, hint, events.append):
-            events.append(tuple([getattr(snap, f) for f in fields]))
+        if encode is None:
+            for snap in _file(name, os_name, hint, events.append):
+                events.append(tuple([getattr(snap, f) for f in fields]))
+        else:
+            for snap in _file(name, os_name, hint, events.append):
+                events.append((encode(snap, case),))
         done.append(events)
     return done
 
@@ -287,6 +301,8 @@ def _replay(events, nbytes: int, error: Callable[[str], None],
     for event in events:
         if type(event) is str:
             error(event)
+        elif len(event) == 1:
+            yield Encoded(event[0])
         else:
             yield Snapshot(*event)
 

@@ -345,13 +345,17 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
          headers: Sequence[str], encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
     """Print result objects (each with to_dict()) as a JSON array, JSON lines or a table
     (`to_rows` gives an item's table rows); streamed in every format. Returns the count.
-    `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py)."""
+    `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py);
+    an item that is an Encoded already is written as it is."""
     if fmt in ("json", "jsonl"):
         count = [0]
 
         def dicts():
             for item in items:
                 count[0] += 1
+                if item.__class__ is Encoded:       # made already (inputs.read's `encode`)
+                    yield item
+                    continue
                 text = encoded(item) if encoded is not None else None
                 yield item.to_dict() if text is None else Encoded(text)
         (json_array if fmt == "json" else json_lines)(dicts())
