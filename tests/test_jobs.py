@@ -134,45 +134,10 @@ def test_one_job_does_not_load_multiprocessing():
     assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
 
 
-def test_the_main_process_learns_the_shapes_before_the_workers_start(tmp_path, monkeypatch):
-    """A folder of one-snapshot files of a few shapes: the main process reads the first ones
-    itself and learns their shapes; the workers, forked after, learn none again, and the
-    snapshots are those of one job."""
-    import parsers
-    from toolkit import hosts, inputs
-
-    dumps = [p for p in sorted((FIXTURES / "netstat").rglob("*.txt")) if p.parent.name in ("linux", "windows")]
-    texts = [p.read_text(errors="replace") for p in dumps[:4]]
-    for i in range(240):
-        text = texts[i % len(texts)]
-        (tmp_path / f"h{i:03d}.txt").write_text(text.replace(" 0 ", f" {i} ", 1))
-    log = tmp_path.parent / f"{tmp_path.name}-learnt.log"
-    real = parsers._learn
-
-    def learn(*args, **kwargs):
-        with open(log, "a") as fh:
-            fh.write(f"{os.getpid()}\n")
-        return real(*args, **kwargs)
-
-    def run(jobs):
-        monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
-        monkeypatch.setattr(parsers, "_DETECTED", {})
-        found, _ = hosts.walk([str(tmp_path)], lambda m: None)
-        out = [(inp.path, json.dumps(s.to_dict())) for s, inp in
-               inputs.read(found, None, inputs.Outcome(), lambda m: None, jobs=jobs)]
-        return out
-
-    monkeypatch.setattr(parsers, "_learn", learn)
-    one = run(1)
-    log.unlink()
-    assert run(2) == one and len(one) >= 240
-    learners = log.read_text().split()
-    assert learners and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"
-
-
-def test_a_fleet_of_many_shapes_is_learnt_before_the_workers_start(tmp_path, monkeypatch):
-    """A fleet's directory: each of many shapes shows once before any shows twice (the first
-    WARM_QUIET files teach no shape yet): the main process still learns them all first."""
+def test_files_that_look_alike_go_to_one_worker_which_learns_their_shape_once(tmp_path, monkeypatch):
+    """A fleet's directory of many shapes, each shown once before any twice: every shape is
+    learnt by one worker (the one its files go to), not by every worker, and the snapshots
+    are those of one job."""
     import parsers
     from toolkit import hosts, inputs
 
@@ -180,16 +145,15 @@ def test_a_fleet_of_many_shapes_is_learnt_before_the_workers_start(tmp_path, mon
     for p in sorted((FIXTURES / "netstat").rglob("*.txt")):
         text = p.read_text(errors="replace")
         try:
-            snaps = parsers.parse(text, os=None)
+            snaps = parsers.parse(text)
         except parsers.ParseError:
             continue
         if len(snaps) == 1 and snaps[0].taken_at is None and len(text) > 400 and text not in texts:
             texts.append(text)
-    assert len(texts) > inputs.WARM_QUIET + 4
-    texts = texts[:inputs.WARM_QUIET + 4]
-    files = 8 * (3 * len(texts) + inputs.WARM_QUIET + 2)
+    assert len(texts) >= 30
+    files = 12 * len(texts)
     for i in range(files):
-        (tmp_path / f"h{i:04d}.txt").write_text(texts[i % len(texts)])
+        (tmp_path / f"h{i:04d}.txt").write_text(texts[i % len(texts)].replace(" 0 ", f" {i} ", 1))
     log = tmp_path.parent / f"{tmp_path.name}-learnt.log"
     real = parsers._learn
 
@@ -201,16 +165,19 @@ def test_a_fleet_of_many_shapes_is_learnt_before_the_workers_start(tmp_path, mon
     def run(jobs):
         monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
         monkeypatch.setattr(parsers, "_DETECTED", {})
+        log.unlink(missing_ok=True)
         found, _ = hosts.walk([str(tmp_path)], lambda m: None)
-        return [(inp.path, json.dumps(s.to_dict())) for s, inp in
-                inputs.read(found, None, inputs.Outcome(), lambda m: None, jobs=jobs)]
+        out = [(inp.path, json.dumps(s.to_dict())) for s, inp in
+               inputs.read(found, None, inputs.Outcome(), lambda m: None, jobs=jobs)]
+        return out, log.read_text().split()
 
     monkeypatch.setattr(parsers, "_learn", learn)
-    one = run(1)
-    log.unlink()
-    assert run(2) == one and len(one) == files
-    learners = log.read_text().split()
-    assert len(learners) >= len(texts) // 2 and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"
+    one, alone = run(1)
+    many, learners = run(2)
+    assert many == one and len(one) == files
+    assert len(alone) >= len(texts) // 2
+    assert str(os.getpid()) not in learners and len(set(learners)) == 2
+    assert len(learners) <= len(alone) * 1.25, "a shape was learnt by every worker"
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "json"])
