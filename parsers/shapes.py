@@ -43,6 +43,7 @@ import json
 import re
 from typing import Callable, Dict, List, Optional, Tuple
 
+from . import _shapere
 from ._regex import lazy
 from .paste import safe_lines
 from .model import Snapshot
@@ -341,7 +342,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     if len(region) > last:
         parts.append(".{%d}" % (len(region) - last))
     try:
-        rx = re.compile("".join(parts), re.S | re.A)
+        rx = _shapere.compile("".join(parts))          # re.compile(..., re.S | re.A), without re's parser
     except (re.error, OverflowError, RecursionError):
         return None
 
