@@ -22,6 +22,7 @@ except ImportError:          # pragma: no cover (Python before 3.11: re's own co
     _parser = None
 
 FLAGS = re.S | re.A
+_LITERAL = {c: (LITERAL, ord(c)) for c in "0123456789"} if _parser is not None else {}
 _ITEM = re.compile(r"\.\{([0-9]+)\}|(\.)|([0-9]+)|(\()?(\[1-9\])?\\d\{([0-9]+),([0-9]+)\}\+(\))?")
 
 
@@ -32,6 +33,10 @@ def compile(pattern: str) -> re.Pattern:
     state = _parser.State()
     state.flags = int(FLAGS)
     state.str = pattern
+    # one of each inner item for the whole pattern (re's compiler only reads them, and
+    # finds the width of each once)
+    anything = _parser.SubPattern(state, [(ANY, None)])
+    digit = _parser.SubPattern(state, [(IN, [(CATEGORY, CATEGORY_DIGIT)])])
     items = []
     add = items.append
     at = 0
@@ -42,17 +47,16 @@ def compile(pattern: str) -> re.Pattern:
         gap, dot, digits, opened, nonzero, low, high, closed = m.groups()
         if gap is not None:
             n = int(gap)
-            add((MAX_REPEAT, (n, n, _parser.SubPattern(state, [(ANY, None)]))))
+            add((MAX_REPEAT, (n, n, anything)))
         elif dot is not None:
             add((ANY, None))
         elif digits is not None:
-            items.extend((LITERAL, ord(c)) for c in digits)
+            items.extend(map(_LITERAL.__getitem__, digits))
         else:
             if (opened is None) != (closed is None):
                 return re.compile(pattern, FLAGS)
             run = [(IN, [(RANGE, (49, 57))])] if nonzero else []
-            run.append((POSSESSIVE_REPEAT, (int(low), int(high),
-                                            _parser.SubPattern(state, [(IN, [(CATEGORY, CATEGORY_DIGIT)])]))))
+            run.append((POSSESSIVE_REPEAT, (int(low), int(high), digit)))
             if opened is None:
                 items.extend(run)
             else:
