@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from ._regex import lazy
+
 try:
     import _sre
     from re import _compiler, _parser
@@ -23,7 +25,7 @@ except ImportError:          # pragma: no cover (Python before 3.11: re's own co
 
 FLAGS = re.S | re.A
 _LITERAL = {c: (LITERAL, ord(c)) for c in "0123456789"} if _parser is not None else {}
-_ITEM = re.compile(r"\.\{([0-9]+)\}|(\.)|([0-9]+)|(\()?(\[1-9\])?\\d\{([0-9]+),([0-9]+)\}\+(\))?")
+_ITEM = lazy(r"\.\{([0-9]+)\}|(\.)|([0-9]+)|(\()?(\[1-9\])?\\d\{([0-9]+),([0-9]+)\}\+(\))?")
 
 
 def compile(pattern: str) -> re.Pattern:
