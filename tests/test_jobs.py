@@ -220,3 +220,30 @@ def test_workers_send_finished_json_lines_the_same_as_one_process(mixed, capsys,
         assert here < records // 4 and len(set(encoders)) >= 2, "the main process encoded what workers read"
         if host:
             assert one[0].count('"host": "forced-name"') == records
+
+
+def test_a_round_is_split_by_look_within_a_share_of_the_work(tmp_path):
+    """_Route: files alike go to the worker that read their look before, but no worker gets
+    more than SLACK times its share of a round's work (files alike are then shared, and the
+    second worker learns their shape too); each worker's files keep their order."""
+    from toolkit import inputs
+
+    texts = {"a": "Ip:\n    Forwarding: 2\n    %d total packets received\n",
+             "b": "ip:\n\t%d total packets received\n\t%d bad header checksums\n"}
+    files = []
+    for i in range(64):
+        kind = "a" if i % 4 else "b"
+        path = tmp_path / f"h{i:02d}-{kind}.txt"
+        path.write_text(texts[kind] % ((i * 7919,) * texts[kind].count("%d")))
+        files.append((str(path), None, path.stat().st_size, None))
+    route = inputs._Route(2)
+    for _ in range(3):
+        parts = route.split(files)
+        work = [sum(f[2] + inputs.FILE_COST for f in part) for part in parts]
+        assert all(parts) and max(work) <= inputs.SLACK * sum(work) / 2
+        assert sorted(parts[0] + parts[1]) == sorted(files)
+        assert all(part == [f for f in files if f in part] for part in parts)
+    # the rarer look stays with one worker: it fits in its share
+    b = [i for i, part in enumerate(parts) if any(f[0].endswith("-b.txt") for f in part)]
+    assert len(b) == 1
+    assert inputs._look(files[1][0]) == inputs._look(files[2][0]) != inputs._look(files[0][0])
