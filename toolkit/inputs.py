@@ -149,7 +149,7 @@ class _Workers:
 
     def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int,
                  encode: Optional[Callable] = None):
-        self.rounds: deque = deque()         # ([(name, bytes) of each file], [(its files, pending result)])
+        self.rounds: deque = deque()         # (its first file, [([(name, bytes) of a batch], pending result) a worker])
         most = max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))
         self.todo: deque = deque(_batches(dumps, prefer, most * jobs, BATCH_BYTES * jobs))
         self.os_name = os_name
