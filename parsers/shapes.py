@@ -42,6 +42,7 @@ from __future__ import annotations
 import json
 import re
 
+from . import _shapere
 from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
@@ -348,7 +349,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     if len(region) > last:
         parts.append(".{%d}" % (len(region) - last))
     try:
-        rx = re.compile("".join(parts), re.S | re.A)
+        rx = _shapere.compile("".join(parts))          # re.compile(..., re.S | re.A), without re's parser
     except (re.error, OverflowError, RecursionError):
         return None
 

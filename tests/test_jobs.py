@@ -134,18 +134,26 @@ def test_one_job_does_not_load_multiprocessing():
     assert done.stderr.strip().splitlines()[-1] == "False", done.stderr
 
 
-def test_the_main_process_learns_the_shapes_before_the_workers_start(tmp_path, monkeypatch):
-    """A folder of one-snapshot files of a few shapes: the main process reads the first ones
-    itself and learns their shapes; the workers, forked after, learn none again, and the
-    snapshots are those of one job."""
+def test_files_that_look_alike_go_to_one_worker_which_learns_their_shape_once(tmp_path, monkeypatch):
+    """A fleet's directory of many shapes, each shown once before any twice: every shape is
+    learnt by one worker (the one its files go to), not by every worker, and the snapshots
+    are those of one job."""
     import parsers
     from toolkit import hosts, inputs
 
-    dumps = [p for p in sorted((FIXTURES / "netstat").rglob("*.txt")) if p.parent.name in ("linux", "windows")]
-    texts = [p.read_text(errors="replace") for p in dumps[:4]]
-    for i in range(240):
-        text = texts[i % len(texts)]
-        (tmp_path / f"h{i:03d}.txt").write_text(text.replace(" 0 ", f" {i} ", 1))
+    texts = []
+    for p in sorted((FIXTURES / "netstat").rglob("*.txt")):
+        text = p.read_text(errors="replace")
+        try:
+            snaps = parsers.parse(text)
+        except parsers.ParseError:
+            continue
+        if len(snaps) == 1 and snaps[0].taken_at is None and len(text) > 400 and text not in texts:
+            texts.append(text)
+    assert len(texts) >= 30
+    files = 12 * len(texts)
+    for i in range(files):
+        (tmp_path / f"h{i:04d}.txt").write_text(texts[i % len(texts)].replace(" 0 ", f" {i} ", 1))
     log = tmp_path.parent / f"{tmp_path.name}-learnt.log"
     real = parsers._learn
 
@@ -157,14 +165,85 @@ def test_the_main_process_learns_the_shapes_before_the_workers_start(tmp_path, m
     def run(jobs):
         monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
         monkeypatch.setattr(parsers, "_DETECTED", {})
+        log.unlink(missing_ok=True)
         found, _ = hosts.walk([str(tmp_path)], lambda m: None)
         out = [(inp.path, json.dumps(s.to_dict())) for s, inp in
                inputs.read(found, None, inputs.Outcome(), lambda m: None, jobs=jobs)]
-        return out
+        return out, log.read_text().split()
 
     monkeypatch.setattr(parsers, "_learn", learn)
-    one = run(1)
-    log.unlink()
-    assert run(2) == one and len(one) >= 240
-    learners = log.read_text().split()
-    assert learners and set(learners) == {str(os.getpid())}, "a worker learnt a shape again"
+    one, alone = run(1)
+    many, learners = run(2)
+    assert many == one and len(one) == files
+    assert len(alone) >= len(texts) // 2
+    assert str(os.getpid()) not in learners and len(set(learners)) == 2
+    assert len(learners) <= len(alone) * 1.25, "a shape was learnt by every worker"
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_workers_send_finished_json_lines_the_same_as_one_process(mixed, capsys, monkeypatch, tmp_path, fmt):
+    """With --jobs, a worker encodes the records of the files it reads (host named, JSON
+    made): the main process only writes them, and the output, error lines (bad files, a file
+    cut mid-snapshot, a --host override) and exit status are one process's."""
+    import parsers
+    from toolkit import snapjson
+    from toolkit.commands import Exit, offline
+
+    log = tmp_path / "encoded.log"
+    real = snapjson.line
+
+    def line(snap):
+        with open(log, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return real(snap)
+
+    monkeypatch.setattr(snapjson, "line", line)
+
+    def run(jobs, host=None):
+        monkeypatch.setattr(parsers, "SHAPES", parsers.Shapes())
+        monkeypatch.setattr(parsers, "_DETECTED", {})
+        log.unlink(missing_ok=True)
+        code = 0
+        try:
+            offline.parse([str(mixed), str(FIXTURES / "netstat")], None, fmt, False, True, host, jobs)
+        except Exit as exc:
+            code = exc.code
+        out = capsys.readouterr()
+        return (out.out, out.err, code), log.read_text().split()
+
+    for host in (None, "forced-name"):
+        one, _ = run(1, host)
+        many, encoders = run(2, host)
+        assert many == one and one[2] == 3 and one[0].count("\n") > 200
+        here = encoders.count(str(os.getpid()))
+        records = one[0].count('"source": ')
+        assert here < records // 4 and len(set(encoders)) >= 2, "the main process encoded what workers read"
+        if host:
+            assert one[0].count('"host": "forced-name"') == records
+
+
+def test_a_round_is_split_by_look_within_a_share_of_the_work(tmp_path):
+    """_Route: files alike go to the worker that read their look before, but no worker gets
+    more than SLACK times its share of a round's work (files alike are then shared, and the
+    second worker learns their shape too); each worker's files keep their order."""
+    from toolkit import inputs
+
+    texts = {"a": "Ip:\n    Forwarding: 2\n    %d total packets received\n",
+             "b": "ip:\n\t%d total packets received\n\t%d bad header checksums\n"}
+    files = []
+    for i in range(64):
+        kind = "a" if i % 4 else "b"
+        path = tmp_path / f"h{i:02d}-{kind}.txt"
+        path.write_text(texts[kind] % ((i * 7919,) * texts[kind].count("%d")))
+        files.append((str(path), None, path.stat().st_size, None))
+    route = inputs._Route(2)
+    for _ in range(3):
+        parts = route.split(files)
+        work = [sum(f[2] + inputs.FILE_COST for f in part) for part in parts]
+        assert all(parts) and max(work) <= inputs.SLACK * sum(work) / 2
+        assert sorted(parts[0] + parts[1]) == sorted(files)
+        assert all(part == [f for f in files if f in part] for part in parts)
+    # the rarer look stays with one worker: it fits in its share
+    b = [i for i, part in enumerate(parts) if any(f[0].endswith("-b.txt") for f in part)]
+    assert len(b) == 1
+    assert inputs._look(files[1][0]) == inputs._look(files[2][0]) != inputs._look(files[0][0])

@@ -178,8 +178,7 @@ def _sniffed(path: str, kind: str) -> str:
     probe results: a parser that recognises it says so."""
     if kind == "probe" and path != "-":
         try:
-            with open(path, "rb") as fh:
-                head = fh.read(4096).decode("utf-8", "replace")
+            head = _head(path).decode("utf-8", "replace")
         except OSError:
             return kind
         if '"target"' not in head:
@@ -191,11 +190,21 @@ def _sniffed(path: str, kind: str) -> str:
         return kind
     from toolkit.capture.sniff import is_capture
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
+        head = _head(path)
     except OSError:
         return kind                          # reading it will say why
     return "capture" if is_capture(head) else kind
+
+
+def _head(path: str, size: int = 4096) -> bytes:
+    """The first bytes of a file, up to `size`, for sniffing: one read(2), without a buffered
+    file object (a third of the time: walk reads every file's head). A regular file's read
+    stops short only at its end."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
 
 
 def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,
@@ -260,29 +269,32 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
         while stack:
             folder = stack.pop()
             try:
-                names = sorted(os.listdir(folder))
+                with os.scandir(folder) as found:
+                    entries = sorted(found, key=_name)
             except OSError as exc:
                 bad(folder, f"cannot read: {exc.strerror or exc}")
                 continue
-            if HOST_FILE in names:
+            if any(e.name == HOST_FILE for e in entries):
                 found_any = True
                 claim(load(os.path.join(folder, HOST_FILE)), seen)
                 continue
             subdirs = []
-            for name in names:
+            for entry in entries:
+                name = entry.name
                 full = os.path.join(folder, name)
                 kind = _kind(name)
                 if kind is None:
                     continue
-                if os.path.islink(full) and os.path.isdir(full):
-                    continue                       # directory links are not followed
-                why = _regular(full)
-                if why:
-                    bad(full, why)
-                    continue
-                if os.path.isdir(full):
-                    subdirs.append(full)
-                    continue
+                if not _plain_file(entry):      # one stat for a plain file; the checks below for the rest
+                    if os.path.islink(full) and os.path.isdir(full):
+                        continue                       # directory links are not followed
+                    why = _regular(full)
+                    if why:
+                        bad(full, why)
+                        continue
+                    if os.path.isdir(full):
+                        subdirs.append(full)
+                        continue
                 found_any = True
                 if kind == "hostfile":
                     claim(load(full), seen)
@@ -293,6 +305,19 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
         if not found_any:
             bad(path, "directory holds no files")
     return inputs, facts
+
+
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _plain_file(entry: os.DirEntry) -> bool:
+    """A regular file that is no symbolic link (what walk's link, _regular and directory
+    checks find true of it), by the directory's own file type and one stat."""
+    try:
+        return not entry.is_symlink() and stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------------------- identity

@@ -15,7 +15,9 @@ import parsers
 from parsers.model import ParseError, Snapshot
 from parsers.record import factory, record
 from parsers.text import open_text
+from toolkit.hostfile import HostFacts
 from toolkit.hosts import Input
+from toolkit.output import Encoded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
@@ -55,24 +57,23 @@ def jobs_wanted(jobs: int) -> int:
 def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
          progress: Optional[Callable[[int], None]] = None,
          prefer: Optional[str] = None, jobs: int = 1,
-         stdin: Optional[IO[bytes]] = None) -> Iterator[Tuple[Snapshot, Input]]:
+         stdin: Optional[IO[bytes]] = None,
+         encode: Optional[Callable[[Snapshot, Optional[HostFacts]], str]] = None) -> Iterator[Tuple[Snapshot, Input]]:
     """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
     `prefer`) where the text fits it as well. `jobs` > 1 reads files in that many worker
-    processes: the same snapshots and error lines, in the same order (see `_Workers`),
-    once this process has read the first files itself until they teach no new shape
-    (`_Warm`): the workers, forked then, start with its shapes and detections.
+    processes: the same snapshots and error lines, in the same order (see `_Workers`).
     The input `-` is `stdin` (the process's standard input when None).
+    `encode(snapshot, case)`: what the caller makes of each snapshot (its JSON line), made
+    by the worker that read it; the main process gets an output.Encoded of it instead of the
+    snapshot (not sent, unpickled nor encoded here: with two workers on two cores, this
+    process was their bottleneck). Snapshots read here are yielded as they are.
     """
     dumps = [inp for inp in inputs if inp.kind == "dump"]
-    workers = None
-    warm = _Warm(len(dumps)) if jobs > 1 and len(dumps) > 1 else None
+    workers = _Workers(dumps, os_name, prefer, jobs, encode) if jobs > 1 and len(dumps) > 1 else None
     try:
-        for at, inp in enumerate(dumps):
-            if warm is not None and warm.done(at):
-                warm = None
-                workers = _Workers(dumps[at:], os_name, prefer, jobs)
+        for inp in dumps:
             name = inp.path
             count = 0
             done = workers.result(inp) if workers else None
@@ -131,34 +132,6 @@ def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callabl
 
 # --- worker processes -------------------------------------------------------------------------
 
-WARM_QUIET = 32          # files in a row that taught no new shape: the main process has learnt what repeats
-
-
-class _Warm:
-    """When the main process stops reading files itself and forks the workers. Shapes are
-    learnt the second time they are read (parsers/shapes.py); each worker would learn every
-    one again (~10 ms a shape) and read its first two sightings in full. So the main process
-    reads files until WARM_QUIET in a row taught it nothing, or a quarter of them are read;
-    the output is the same whoever reads a file (the fast path gives what the full path gives)."""
-
-    def __init__(self, files: int):
-        self.limit = files // 4
-        self.last = self._newest()
-        self.quiet = 0
-
-    @staticmethod
-    def _newest():
-        order = parsers.SHAPES.order
-        return order[-1] if order else None
-
-    def done(self, read: int) -> bool:
-        """True when the workers should take the files from index `read` on."""
-        newest = self._newest()
-        self.quiet = 0 if newest is not self.last else self.quiet + 1
-        self.last = newest
-        return read > 0 and (self.quiet > WARM_QUIET or read >= self.limit)
-
-
 BIG = 16 * 2 ** 20       # a file this big is read in the main process, streamed: a worker would hold all its snapshots
 BATCH_FILES, BATCH_BYTES = 32, 2 * 2 ** 20      # small files go to a worker this many at a time
 AHEAD = 4                # batches handed out ahead of the output, per worker: memory stays bounded
@@ -167,60 +140,123 @@ AHEAD = 4                # batches handed out ahead of the output, per worker: m
 class _Workers:
     """Dumps read by worker processes, handed back in input order.
 
-    Consecutive small files go out in batches (at most BATCH_FILES, fewer when there are
-    few files, so that every worker gets some); for each file a worker returns what reading
-    it in this process would have given: its snapshots and error lines in the order they
-    came. stdin and files of BIG bytes or more are
-    read here, streamed, in their turn. Each worker keeps the parsers' run-wide caches
-    (learnt shapes, detection) for the files it reads. At most AHEAD batches per worker are
-    out ahead of the file being printed."""
+    Consecutive small files go out in rounds (at most BATCH_FILES a worker, fewer when
+    there are few files, so that every worker gets some), each split into one batch per
+    worker by the files' look (`_Route`): files that look alike go to the same worker,
+    which learns their shape once (each worker learning every shape cost each about what
+    one process spends reading them all). For each file a worker returns what reading it
+    in this process would have given: its snapshots and error lines in the order they came.
+    stdin and files of BIG bytes or more are read here, streamed, in their turn. Each
+    worker keeps the parsers' run-wide caches (learnt shapes, detection) for the files it
+    reads. At most AHEAD rounds are out ahead of the file being printed."""
 
-    def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int):
-        self.batches: deque = deque()        # ([(name, bytes) of each file in the batch], pending result)
-        self.todo: deque = deque(_batches(dumps, prefer, max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))))
+    def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int,
+                 encode: Optional[Callable] = None):
+        self.rounds: deque = deque()         # (its first file, [([(name, bytes) of a batch], pending result) a worker])
+        most = max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))
+        self.todo: deque = deque(_batches(dumps, prefer, most * jobs, BATCH_BYTES * jobs))
         self.os_name = os_name
+        self.encode = encode
         self.results: dict = {}
-        self.pool = None
-        self.window = AHEAD * jobs
+        self.pools: list = []
+        self.window = AHEAD
         if self.todo:
             import multiprocessing
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            self.pool = context.Pool(min(jobs, len(self.todo)), initializer=_worker_start)
+            workers = min(jobs, sum(len(batch) for batch in self.todo))
+            self.route = _Route(workers)
+            # one pool of one process per worker: a batch goes to the worker chosen for it
+            self.pools = [context.Pool(1, initializer=_worker_start) for _ in range(workers)]
             self._send()
 
     def _send(self) -> None:
-        while self.todo and len(self.batches) < self.window:
+        while self.todo and len(self.rounds) < self.window:
             batch = self.todo.popleft()
-            self.batches.append(([(name, nbytes) for name, _, nbytes in batch],
-                                 self.pool.apply_async(_read_batch, (batch, self.os_name))))
+            parts = []
+            for worker, part in enumerate(self.route.split(batch)):
+                if part:
+                    parts.append(([(name, nbytes) for name, _, nbytes, _ in part],
+                                  self.pools[worker].apply_async(_read_batch, (part, self.os_name, self.encode))))
+            self.rounds.append((batch[0][0], parts))
 
     def result(self, inp: Input):
         """(events, bytes) a worker read of this input, or None when it is read here."""
         name = inp.path
         if name in self.results:
             return self.results.pop(name)
-        if not self.batches:
+        if not self.rounds or self.rounds[0][0] != name:
             return None
-        files, pending = self.batches[0]
-        first_name = files[0][0]
-        if first_name != name:
-            return None
-        self.batches.popleft()
-        for (each, nbytes), events in zip(files, pending.get()):
-            self.results[each] = (events, nbytes)
+        _, parts = self.rounds.popleft()
+        for files, pending in parts:
+            for (each, nbytes), events in zip(files, pending.get()):
+                self.results[each] = (events, nbytes)
         self._send()
         return self.results.pop(name)
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-            self.pool = None
+        for pool in self.pools:
+            pool.terminate()
+        for pool in self.pools:
+            pool.join()
+        self.pools = []
 
 
-def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[List[Tuple[str, Optional[str], int]]]:
-    """Runs of small files: (name, OS hint, bytes) of at most `most` files or BATCH_BYTES."""
+LOOK = 256               # bytes of a file's head that say which worker reads it (a quarter of it, digits and blanks aside)
+SLACK = 1.25             # a worker may get this much more than its share of a round's work
+FILE_COST = 4096         # a file's work, in bytes read, besides its size (opening it, its snapshot's JSON)
+
+
+class _Route:
+    """Which worker reads each file of a round: the one that read a file of the same look
+    (its head, numbers and the blanks that align them aside: one shape, mostly) before -- it has learnt the
+    shape --, unless that would give it more than SLACK times its share of the round's
+    work (bytes, and FILE_COST a file); else the one with the least work in the round
+    (which learns that look too)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.known: dict = {}            # look -> the workers that read it
+
+    def split(self, batch: List[tuple]) -> List[List[tuple]]:
+        parts: List[List[tuple]] = [[] for _ in range(self.workers)]
+        load = [0] * self.workers
+        room = SLACK * sum(item[2] + FILE_COST for item in batch) / self.workers
+        for item in batch:
+            size = item[2] + FILE_COST
+            look = _look(item[0])
+            known = self.known.setdefault(look, [])
+            worker = next((w for w in known if load[w] + size <= room), None)
+            if worker is None:
+                worker = min(range(self.workers), key=load.__getitem__)
+                if worker not in known:
+                    known.append(worker)
+            parts[worker].append(item)
+            load[worker] += size
+        return parts
+
+
+_NUMBERS = b"0123456789 \t"
+
+
+def _look(name: str):
+    """A file's first LOOK bytes, digits and blanks aside, cut to LOOK // 4 (b"" when it cannot
+    be read: the worker says why)."""
+    try:
+        fd = os.open(name, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, LOOK).translate(None, _NUMBERS)[:LOOK // 4]
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _batches(dumps: List[Input], prefer: Optional[str], most: int,
+             most_bytes: int = BATCH_BYTES) -> Iterator[List[tuple]]:
+    """Runs of small files: (name, OS hint, bytes, case) of at most `most` files or `most_bytes`."""
     batch, held = [], 0
     seen = set()
     for inp in dumps:
@@ -235,9 +271,9 @@ def _batches(dumps: List[Input], prefer: Optional[str], most: int) -> Iterator[L
             batch, held = [], 0
             continue
         seen.add(name)
-        batch.append((name, _hint(inp, prefer), nbytes))
+        batch.append((name, _hint(inp, prefer), nbytes, inp.case))
         held += nbytes
-        if len(batch) >= most or held >= BATCH_BYTES:
+        if len(batch) >= most or held >= most_bytes:
             yield batch
             batch, held = [], 0
     if batch:
@@ -253,16 +289,21 @@ def _worker_start() -> None:
     sys.stdout = sys.stderr = open(os.devnull, "w")
 
 
-def _read_batch(batch, os_name: Optional[str]):
+def _read_batch(batch, os_name: Optional[str], encode: Optional[Callable] = None):
     """In a worker: for each file, [snapshot or error line, ...] in the order they came; a
     snapshot as the tuple of its fields (unpickled in half the time of the object, in the
-    main process, which reads every worker's results)."""
+    main process, which reads every worker's results), or with `encode`, as the 1-tuple
+    (encode(snapshot, case),)."""
     done = []
     fields = Snapshot.FIELDS
-    for name, hint, _ in batch:
+    for name, hint, _, case in batch:
         events: list = []
-        for snap in _file(name, os_name, hint, events.append):
-            events.append(tuple([getattr(snap, f) for f in fields]))
+        if encode is None:
+            for snap in _file(name, os_name, hint, events.append):
+                events.append(tuple([getattr(snap, f) for f in fields]))
+        else:
+            for snap in _file(name, os_name, hint, events.append):
+                events.append((encode(snap, case),))
         done.append(events)
     return done
 
@@ -274,6 +315,8 @@ def _replay(events, nbytes: int, error: Callable[[str], None],
     for event in events:
         if type(event) is str:
             error(event)
+        elif len(event) == 1:
+            yield Encoded(event[0])
         else:
             yield Snapshot(*event)
 

@@ -294,7 +294,7 @@ def _flush(out) -> None:
 
 
 def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
-    """Each item a line: a dict, or (with `encoded`, see emit) an object with to_dict()."""
+    """Each item a line: a dict, or (with `encoded`, see emit) an object with to_dict() or an Encoded."""
     out = out or sys.stdout
     count = 0
     batch = _Batch(out)
@@ -305,7 +305,7 @@ def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], O
                 count += 1
         else:
             for item in items:
-                text = encoded(item)
+                text = item.text if item.__class__ is Encoded else encoded(item)
                 batch.add((dumps(item.to_dict()) if text is None else text) + "\n")
                 count += 1
     finally:
@@ -400,7 +400,8 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
          headers: Sequence[str], encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
     """Print result objects (each with to_dict()) as a JSON array, JSON lines or a table
     (`to_rows` gives an item's table rows); streamed in every format. Returns the count.
-    `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py)."""
+    `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py);
+    an item that is an Encoded already is written as it is."""
     if fmt == "jsonl":
         return json_lines(items, encoded=encoded or _no_text)
     if fmt == "json":
@@ -409,6 +410,9 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
         def dicts():
             for item in items:
                 count[0] += 1
+                if item.__class__ is Encoded:       # made already (inputs.read's `encode`)
+                    yield item
+                    continue
                 text = encoded(item) if encoded is not None else None
                 yield item.to_dict() if text is None else Encoded(text)
         json_array(dicts())

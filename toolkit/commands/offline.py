@@ -31,8 +31,10 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str], jobs: int = 1) -> st
     return fmt
 
 
-def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool, jobs: int = 1):
-    """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs."""
+def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool, jobs: int = 1,
+               encode=None):
+    """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs
+    (`encode`: see inputs.read)."""
     from toolkit import hosts
     from toolkit.inputs import jobs_wanted, read, size
     inputs, _ = hosts.walk(paths, error, outcome.failed)
@@ -44,19 +46,32 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet
     jobs = jobs_wanted(jobs)
     total = 0 if quiet or not sys.stderr.isatty() else size(inputs)      # a stat a file: only for a bar
     if total < 32 * 2 ** 20:
-        yield from read(inputs, os_name, outcome, error, jobs=jobs)
+        yield from read(inputs, os_name, outcome, error, jobs=jobs, encode=encode)
         return
     import typer        # its progress bar: only on a terminal, for big inputs
     with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs)
+        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs, encode=encode)
 
 
 def _named(items, forced: Optional[str]) -> Iterator[Snapshot]:
-    """Each snapshot with the host it names (bare ones: none), as the host model says."""
+    """Each snapshot with the host it names (bare ones: none), as the host model says (a
+    worker's JSON line, already named by _line, as it is)."""
     from toolkit import hosts
+    from toolkit.output import Encoded
     for snap, inp in items:
-        snap.host = hosts.identify(snap, inp.case, forced)[0]
+        if snap.__class__ is not Encoded:
+            snap.host = hosts.identify(snap, inp.case, forced)[0]
         yield snap
+
+
+def _line(forced: Optional[str], snap: Snapshot, case) -> str:
+    """A snapshot's JSON record as _named and emit would make it, made by the --jobs worker
+    that read it (inputs.read's `encode`)."""
+    from toolkit import hosts, snapjson
+    from toolkit.output import dumps
+    snap.host = hosts.identify(snap, case, forced)[0]
+    text = snapjson.line(snap)
+    return dumps(snap.to_dict()) if text is None else text
 
 
 def _finish(outcome: Outcome) -> None:
@@ -109,13 +124,16 @@ def _delta_rows(d: Delta):
 def parse(paths: List[str], os_name: Optional[str], fmt: str, as_json: bool, quiet: bool, host: Optional[str],
           jobs: int) -> None:
     """`mssdiag parse` (its help: toolkit/cli/offline.py)."""
+    import functools
+
     from toolkit import snapjson
     from toolkit.inputs import Outcome
     fmt = _check(fmt, as_json, os_name, jobs)
     outcome = Outcome()
     shown: set = set()
-    emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs), host), fmt, lambda s: _snapshot_rows(s, shown),
-         _snapshot_headers(), encoded=snapjson.line)
+    encode = functools.partial(_line, host) if fmt != "table" else None
+    emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs, encode), host), fmt,
+         lambda s: _snapshot_rows(s, shown), _snapshot_headers(), encoded=snapjson.line)
     _finish(outcome)
 
 
