@@ -792,6 +792,30 @@ class Splitter:
             return m, _RAW
         return m, self._ends(m.end(), limit, final)
 
+    def _shaped(self, at: int, limit: int, final: bool):
+        """_fast from `at`, and again where it stopped at text not cleaned yet once that is
+        cleaned: a shape that matched it but may not read it as it is, or any, may know it
+        then (pasted damage). Where it stops again within text cleaned so (a longer snapshot,
+        or a run of such text, across reads too), twice as much is cleaned ahead each time.
+        Returns what _fast does, and the scan's limit after the cleaning."""
+        while True:
+            self.unclean = 0
+            at, short = yield from self._fast(at, limit, final)
+            if short < limit or at >= limit or self.unsettled is None:
+                break
+            self._grow = self._grow * 2 if at < self._ahead else 1
+            size = min(BLOCK, (self.unclean - at if self.unclean else RETRY) * self._grow)
+            if not self.unclean and at < self.unsettled and self.unsettled - at >= self._led(at, limit):
+                break                # cleaned there past the length of any shape led by that text
+            if self.unsettled >= min(limit, at + size):
+                break                # cleaned there already: that is not why
+            before = self.text
+            limit = self._settle_ahead(at, size, limit)
+            if self.text is before and not self.unclean:
+                break                # nothing to undo there: no shape knows that text
+            self._ahead = limit if self.unsettled is None else self.unsettled
+        return at, short, limit
+
     def _led(self, at: int, limit: int) -> int:
         """How long a snapshot of a shape led by the text at `at` (a line start) may be, as
         _fast looks them up (Shape.size); 0 when no shape is."""
@@ -881,26 +905,7 @@ class Splitter:
             if self.fresh is not None:
                 at, self.fresh = self.fresh, None
                 if at == pos and self.shapes.any:
-                    while True:
-                        self.unclean = 0
-                        at, short = yield from self._fast(at, limit, final)
-                        if short < limit or at >= limit or self.unsettled is None:
-                            break
-                        # The shapes stopped at text not cleaned yet: a shape that matched it but may
-                        # not read it as it is, or any, may know it once cleaned (pasted damage).
-                        # Stopped again where the text is cleaned (a longer snapshot, or a run of
-                        # such text, across reads too): twice as much is cleaned ahead each time.
-                        self._grow = self._grow * 2 if at < self._ahead else 1
-                        size = min(BLOCK, (self.unclean - at if self.unclean else RETRY) * self._grow)
-                        if not self.unclean and at < self.unsettled and self.unsettled - at >= self._led(at, limit):
-                            break                # cleaned there past the length of any shape led by that text
-                        if self.unsettled >= min(limit, at + size):
-                            break                # cleaned there already: that is not why
-                        before = self.text
-                        limit = self._settle_ahead(at, size, limit)
-                        if self.text is before and not self.unclean:
-                            break                # nothing to undo there: no shape knows that text
-                        self._ahead = limit if self.unsettled is None else self.unsettled
+                    at, short, limit = yield from self._shaped(at, limit, final)
                     self._wsize = WINDOW_MIN
                     if at > pos:
                         self.state = _State(at, self._line_of(at))
