@@ -263,3 +263,20 @@ def test_utf8_text_reads_what_textiowrapper_reads(seed):
             break
         got.append(piece)
     assert "".join(got) == want
+
+
+def test_fast_iso_is_fast_date_line_after_line():
+    """fast_iso reuses the last line's answer when only the time differs: every line of a
+    sequence (times valid and not, days, zones and forms changing) must still give
+    fast_date(line).iso(), or None where fast_date gives None."""
+    import random
+    from parsers.text import fast_date, fast_iso
+    rng = random.Random(7)
+    forms = ["Wed Nov 15 {t} UTC 2023", "Wed Nov  5 {t} UTC 2023", "Thu Nov 16 {t} CET 2023",
+             "Wed Nov 15 {t} UTC 2024", "2023-11-15T{t}Z", "2023-11-15 {t}+01:00", "2023-11-16T{t}"]
+    for _ in range(3000):
+        form = rng.choice(forms[:2]) if rng.random() < 0.6 else rng.choice(forms)
+        t = f"{rng.choice([0, 5, 9, 19, 23, 24, 29, 99]):02d}:{rng.choice([0, 59, 60]):02d}:{rng.choice([0, 7, 59, 61]):02d}"
+        line = form.format(t=t)
+        stamp = fast_date(line)
+        assert fast_iso(line) == (stamp.iso() if stamp is not None else None), line
