@@ -412,3 +412,26 @@ def test_raw_safety_of_a_shape_text():
     assert raw_safety("Page 3 of 40\n", 19) is False
     wide = "Ip: " + " ".join(["1"] * 60) + "\n"                        # long with 19-digit numbers only
     assert len(wide) < 200 and raw_safety(wide, 19) == LONG
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_pastes_of_three_hosts_read_as_the_full_path_reads_them(seed, fresh_shapes, monkeypatch):
+    """Three fixture dumps in a random cron log: counters moving, some snapshots undated,
+    some mangled by a paste, some with lines flattened together; read whole with the shapes,
+    then streamed in small reads with the shapes already learnt, against the full path."""
+    monkeypatch.setattr(parsers, "SILENT", parsers.Silent())
+    rng = random.Random(seed)
+    chosen = rng.sample([decode(raw.read_bytes()) for raw, _ in FIXTURES], 3)
+    kinds = ["html", "br", "nbsp", "zw", "quotes", "md", "pre", "none", "none", "none"]
+    out, step = [], 0
+    for i in range(rng.randrange(6, 30)):
+        step += rng.randint(1, 50)
+        stamp = time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime(1_700_000_000 + 300 * i))
+        body = _pasted(NUMBER.sub(lambda m: str(int(m.group(0)) + step), rng.choice(chosen)), rng.choice(kinds))
+        if rng.random() < 0.1:
+            body = body.replace("\n", " ", rng.randrange(1, 30))
+        out.append(f"{stamp}\n{body}\n" if rng.random() < 0.8 else body)
+    log = "".join(out)
+    want = run(log, None, fast=False)
+    assert run(log, None, fast=True) == want
+    assert _streamed(log) == want
