@@ -38,8 +38,6 @@ def dumps(obj, indent=None, separators=None) -> str:
     form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
     (see `_one_line`), the indented form is made by the C encoder too (see `_indented`), and
     ASCII text, which holds none of those characters but DEL, is not scanned."""
-    if obj.__class__ is Encoded:
-        return obj.text
     if indent is None and separators is None and _c_encoder:
         text = _one_line(obj)
     elif indent is not None and separators is None and _c_encoder:
@@ -52,7 +50,7 @@ def dumps(obj, indent=None, separators=None) -> str:
 
 
 class Encoded:
-    """A record already encoded as dumps() would (emit's `encoded`)."""
+    """A record already encoded as dumps() would (a --jobs worker's: emit writes it as it is)."""
     __slots__ = ("text",)
 
     def __init__(self, text: str):
@@ -240,16 +238,17 @@ def error(message: str) -> None:
     sys.stderr.flush()
 
 
-def json_array(items: Iterable[dict], out=None) -> int:
+def json_array(items: Iterable, out=None, encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
     """Print items as one JSON array without holding them all: memory stays flat. The array
-    is closed even when the run is interrupted, so what was printed is valid JSON."""
+    is closed even when the run is interrupted, so what was printed is valid JSON. Items are
+    dicts, or with `encoded` (see emit) objects with to_dict() and Encoded records."""
     out = out or sys.stdout
     count = 0
     batch = _Batch(out)
     try:
         write(out, "[")      # written whole even when a signal comes (write raises after writing)
         for item in items:
-            batch.add((",\n" if count else "\n") + dumps(item))
+            batch.add((",\n" if count else "\n") + (dumps(item) if encoded is None else _record(item, encoded)))
             count += 1
     finally:
         if sys.exc_info()[0] is not OutputClosed:
@@ -294,7 +293,7 @@ def _flush(out) -> None:
 
 
 def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], Optional[str]]] = None) -> int:
-    """Each item a line: a dict, or (with `encoded`, see emit) an object with to_dict() or an Encoded."""
+    """Each item a line: a dict, or with `encoded` (see emit) an object with to_dict() or an Encoded."""
     out = out or sys.stdout
     count = 0
     batch = _Batch(out)
@@ -305,8 +304,7 @@ def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], O
                 count += 1
         else:
             for item in items:
-                text = item.text if item.__class__ is Encoded else encoded(item)
-                batch.add((dumps(item.to_dict()) if text is None else text) + "\n")
+                batch.add(_record(item, encoded) + "\n")
                 count += 1
     finally:
         if sys.exc_info()[0] is not OutputClosed:     # what was made is written, even when interrupted
@@ -402,21 +400,8 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
     (`to_rows` gives an item's table rows); streamed in every format. Returns the count.
     `encoded(item)`: dumps(item.to_dict()) made another way, or None (toolkit/snapjson.py);
     an item that is an Encoded already is written as it is."""
-    if fmt == "jsonl":
-        return json_lines(items, encoded=encoded or _no_text)
-    if fmt == "json":
-        count = [0]
-
-        def dicts():
-            for item in items:
-                count[0] += 1
-                if item.__class__ is Encoded:       # made already (inputs.read's `encode`)
-                    yield item
-                    continue
-                text = encoded(item) if encoded is not None else None
-                yield item.to_dict() if text is None else Encoded(text)
-        json_array(dicts())
-        return count[0]
+    if fmt in ("json", "jsonl"):
+        return (json_array if fmt == "json" else json_lines)(items, encoded=encoded or _no_text)
     count = 0
 
     def rows():
@@ -430,6 +415,15 @@ def emit(items: Iterable, fmt: str, to_rows: Callable[[object], Iterable[Sequenc
 
 def _no_text(item) -> None:
     return None
+
+
+def _record(item, encoded: Callable[[object], Optional[str]]) -> str:
+    """An emitted item's JSON record: an Encoded's text as it is, else encoded(item), else
+    dumps(item.to_dict())."""
+    if item.__class__ is Encoded:
+        return item.text
+    text = encoded(item)
+    return dumps(item.to_dict()) if text is None else text
 
 
 def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
