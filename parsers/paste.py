@@ -159,8 +159,13 @@ def _page_candidate(text: str) -> bool:
     return "page" in text.lower()
 
 
-def _long_line(text: str) -> bool:
-    return text.find("\n", 0, FLAT_MIN) == -1 and len(text) >= FLAT_MIN or _LONG_LINE.search(text) is not None
+def long_line(text: str, start: int = 0, end: int = -1) -> bool:
+    """Whether text[start:end] (whole lines; the end of the text by default) holds a line of
+    FLAT_MIN characters or more."""
+    if end < 0:
+        end = len(text)
+    return (text.find("\n", start, start + FLAT_MIN) == -1 and end - start >= FLAT_MIN
+            or _LONG_LINE.search(text, start, end) is not None)
 
 
 def _fenced(text: str) -> bool:
@@ -172,7 +177,7 @@ def _fenced(text: str) -> bool:
 def inert(text: str) -> bool:
     """True when clean() leaves `text` (whole lines) as it is, whatever surrounds it: none of
     the characters any step looks for, no page line candidate, no line of FLAT_MIN or more."""
-    return lines_only(text) and not _page_candidate(text) and not _long_line(text)
+    return lines_only(text) and not _page_candidate(text) and not long_line(text)
 
 
 def lines_only(text: str) -> bool:
@@ -248,7 +253,7 @@ def _clean(text: str) -> str:
         text = _FENCE.sub("", text)
     if _page_candidate(text):
         text = _drop_page_lines(text)
-    if _long_line(text):
+    if long_line(text):
         text = _recut_long(text)
     return text
 
@@ -290,12 +295,6 @@ def raw_safety(text: str, digits: int):
     if "\f" in text:
         return False
     return all(clean(t) == t for t in (text, _DIGIT_RUN.sub("0", text), _DIGIT_RUN.sub("9" * digits, text)))
-
-
-def long_line(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] (whole lines) holds a line of FLAT_MIN characters or more."""
-    nl = text.find("\n", start, start + FLAT_MIN)
-    return (nl == -1 and end - start >= FLAT_MIN) or _LONG_LINE.search(text, start, end) is not None
 
 
 def _lines(blocks: Iterable[str], later: bool) -> Iterator[Tuple[str, bool]]:

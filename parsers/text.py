@@ -801,6 +801,7 @@ class Splitter:
         if m is None:
             return None
         if raw is not None and m.end() > raw and not shape.reads_raw(self.text, body, m.end()):
+            self.unclean = max(self.unclean, m.end())     # (_shaped cleans that far and tries again)
             return m, _RAW
         return m, self._ends(m.end(), limit, final)
 
@@ -864,8 +865,6 @@ class Splitter:
             found = self._try(tried, body, limit, final, raw) if tried is not None else None
             matched = found is not None
             if found is not None and (found[1] is _NOT_END or found[1] is _RAW):
-                if found[1] is _RAW:
-                    self.unclean = max(self.unclean, found[0].end())
                 found = None
             if found is None:
                 for shape in lookup(dated, _lead(text, body)):
@@ -875,8 +874,6 @@ class Splitter:
                             matched = True
                             if found[1] is not _NOT_END and found[1] is not _RAW:
                                 break
-                            if found[1] is _RAW:
-                                self.unclean = max(self.unclean, found[0].end())
                             found = None
                 if found is None:
                     shape = None
