@@ -248,7 +248,7 @@ def json_array(items: Iterable, out=None, encoded: Optional[Callable[[object], O
     try:
         write(out, "[")      # written whole even when a signal comes (write raises after writing)
         for item in items:
-            batch.add((",\n" if count else "\n") + (dumps(item) if encoded is None else _record(item, encoded)))
+            batch.add((",\n" if count else "\n") + (dumps(item) if encoded is None else record_json(item, encoded)))
             count += 1
     finally:
         if sys.exc_info()[0] is not OutputClosed:
@@ -304,7 +304,7 @@ def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], O
                 count += 1
         else:
             for item in items:
-                batch.add(_record(item, encoded) + "\n")
+                batch.add(record_json(item, encoded) + "\n")
                 count += 1
     finally:
         if sys.exc_info()[0] is not OutputClosed:     # what was made is written, even when interrupted
@@ -417,7 +417,7 @@ def _no_text(item) -> None:
     return None
 
 
-def _record(item, encoded: Callable[[object], Optional[str]]) -> str:
+def record_json(item, encoded: Callable[[object], Optional[str]]) -> str:
     """An emitted item's JSON record: an Encoded's text as it is, else encoded(item), else
     dumps(item.to_dict())."""
     if item.__class__ is Encoded:

@@ -68,10 +68,9 @@ def _line(forced: Optional[str], snap: Snapshot, case) -> str:
     """A snapshot's JSON record as _named and emit would make it, made by the --jobs worker
     that read it (inputs.read's `encode`)."""
     from toolkit import hosts, snapjson
-    from toolkit.output import dumps
+    from toolkit.output import record_json
     snap.host = hosts.identify(snap, case, forced)[0]
-    text = snapjson.line(snap)
-    return dumps(snap.to_dict()) if text is None else text
+    return record_json(snap, snapjson.line)
 
 
 def _finish(outcome: Outcome) -> None:
