@@ -178,7 +178,7 @@ def _sniffed(path: str, kind: str) -> str:
     probe results: a parser that recognises it says so."""
     if kind == "probe" and path != "-":
         try:
-            head = _head(path).decode("utf-8", "replace")
+            head = read_head(path).decode("utf-8", "replace")
         except OSError:
             return kind
         if '"target"' not in head:
@@ -190,13 +190,13 @@ def _sniffed(path: str, kind: str) -> str:
         return kind
     from toolkit.capture.sniff import is_capture
     try:
-        head = _head(path)
+        head = read_head(path)
     except OSError:
         return kind                          # reading it will say why
     return "capture" if is_capture(head) else kind
 
 
-def _head(path: str, size: int = 4096) -> bytes:
+def read_head(path: str, size: int = 4096) -> bytes:
     """The first bytes of a file, up to `size`, for sniffing: one read(2), without a buffered
     file object (a third of the time: walk reads every file's head). A regular file's read
     stops short only at its end."""

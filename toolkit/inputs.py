@@ -16,7 +16,7 @@ from parsers.model import ParseError, Snapshot
 from parsers.record import factory, record
 from parsers.text import open_text
 from toolkit.hostfile import HostFacts
-from toolkit.hosts import Input
+from toolkit.hosts import Input, read_head
 from toolkit.output import Encoded
 
 TYPE_CHECKING = False
@@ -243,15 +243,10 @@ def _look(name: str):
     """A file's first LOOK bytes, digits and blanks aside, cut to LOOK // 4 (b"" when it cannot
     be read: the worker says why)."""
     try:
-        fd = os.open(name, os.O_RDONLY)
+        head = read_head(name, LOOK)
     except OSError:
         return b""
-    try:
-        return os.read(fd, LOOK).translate(None, _NUMBERS)[:LOOK // 4]
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
+    return head.translate(None, _NUMBERS)[:LOOK // 4]
 
 
 def _batches(dumps: List[Input], prefer: Optional[str], most: int,
