@@ -653,8 +653,6 @@ class Splitter:
         yield from self._scan(last_nl + 1, final=False)
 
     def finish(self) -> Iterator[Chunk]:
-        if self.unsettled is not None:
-            self._settle(max(self.unsettled, self.pos), len(self.text))
         if self.text and not self.text.endswith("\n") and not self.skipping:
             # The input ends mid-line: whatever that last line held may be cut (a number, a label).
             self.text += DAMAGED
