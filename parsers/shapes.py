@@ -357,7 +357,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     last = 0
     for i, (a, b) in enumerate(runs):
         if a > last:
-            parts.append(_shapere.DOT if a - last == 1 else a - last)   # the same, but re's parser is faster
+            parts.append(_shapere.DOT if a - last == 1 else a - last)
         if i in varying:
             parts.append((i in nonzero, i in group_of))
         else:
@@ -419,14 +419,29 @@ def split_alone(text: str):
     return chunks
 
 
-def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None) -> Optional[dict]:
+def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None, read=None) -> Optional[dict]:
     """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
     dict without source, index and line; None unless there is exactly one. `cut`, when
-    given, keeps the lines of that one chunk, joined (what detection would be given)."""
+    given, keeps the lines of that one chunk, joined (what detection would be given).
+    `read` (a chunk and the Snapshot the full path made of it): when the chunk of `text`
+    alone gives the parser what that one did (lines, command, stamp, host), that Snapshot's."""
     chunks = split_alone(text)
-    if chunks is not None and cut is not None:
-        cut[text] = "\n".join(chunks[0].lines)
-    snap = None if chunks is None else finish(chunks[0])
+    if chunks is None:
+        return None
+    chunk = chunks[0]
+    if cut is not None:
+        cut[text] = "\n".join(chunk.lines)
+    if read is not None:
+        was, snap = read
+        if chunk.lines == was.lines and chunk.command == was.command and chunk.taken_at == was.taken_at \
+                and chunk.host == was.host:
+            d = _plain(snap)            # copied: the Snapshot goes on to the caller
+            for fam in ("ipv4", "ipv6", "raw"):
+                if d[fam] is not None:
+                    d[fam] = dict(d[fam])
+            d["warnings"] = list(d["warnings"])
+            return d
+    snap = finish(chunk)
     return None if snap is None else _plain(snap)
 
 
