@@ -264,8 +264,14 @@ def _learn(shapes: Shapes, chunk: Chunk, snap: Snapshot, module: ModuleType, not
         alone = cut.get(text)
         return _ranked_alone(text) if alone is None else _scores(alone)
 
-    shape = learn(chunk.origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
-                  lambda text: read_alone(text, finish, cut), ranked_of)
+    origin = chunk.origin
+
+    def run(text: str):
+        # the template alone is read as it was read in full when it gives the parser the same
+        return read_alone(text, finish, cut, (chunk, snap) if text is origin.text else None)
+
+    shape = learn(origin, chunk.taken_at, chunk.host, chunk.command, snap, module, note, sig, forced,
+                  run, ranked_of)
     if shape is not None:
         shapes.add(shape)
 

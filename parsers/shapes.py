@@ -43,6 +43,7 @@ import json
 import re
 
 from . import _shapere
+from ._shapere import MAX_DIGITS   # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
 from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
@@ -55,7 +56,6 @@ if TYPE_CHECKING:      # typing is not imported at run time: it costs every star
 
 _DIGITS_B = b"0123456789"
 _RUN = lazy(r"[0-9]+")
-MAX_DIGITS = 19          # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
 MAX_TEXT = 64 << 10      # a snapshot longer than this is not learnt
 MAX_SHAPES = 512         # shapes kept (the oldest go first)
 
@@ -252,19 +252,34 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
                 found[("raw", key)] = i
         return found
 
-    def expected(slots, tokens, values) -> dict:
-        out = json.loads(json.dumps(want))
+    # Outputs are compared as JSON text (key order, 1 vs 1.0 vs True all count): a read's once
+    # per text, and what is expected from `want` as JSON makes it (loaded back once), a dict
+    # copied only where the numbers go in.
+    base = json.loads(json.dumps(want))
+    base_json = json.dumps(base)
+    dumped: Dict[str, str] = {}
+
+    def expected_json(slots, tokens, values) -> str:
+        out = None
         for (where, name), i in slots.items():
             if i not in tokens:
                 continue
-            if where == "raw":
-                out["raw"][name] = values[i]
-            else:
-                out[where][name] = int(values[i])
-        return out
+            if out is None:
+                out = dict(base)
+            if out[where] is base[where]:
+                out[where] = dict(base[where])
+            out[where][name] = values[i] if where == "raw" else int(values[i])
+        return base_json if out is None else json.dumps(out)
 
-    def same(a: Optional[dict], b: dict) -> bool:
-        return a is not None and json.dumps(a) == json.dumps(b)
+    def same(text: str, tokens, values) -> bool:
+        """Whether `text` (the template with `tokens` replaced by `values`) reads as expected."""
+        got = dumped.get(text)
+        if got is None:
+            out = read(text)
+            if out is None:
+                return False
+            got = dumped[text] = json.dumps(out)
+        return got == expected_json(slots, tokens, values)
 
     slots = slots_of(read(substitute(candidates, sentinels)) or {})
 
@@ -273,8 +288,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         any but 0 (sentinels, then other sentinels: `forwarded` > 0 makes a router)."""
         tokens = sorted(set(anything) | set(nonzero))
         mixed = {**{i: zeros[i] for i in anything}, **{i: others[i] for i in nonzero}}
-        return all(same(read(substitute(tokens, values)), expected(slots, set(tokens), values))
-                   for values in (sentinels, mixed))
+        chosen = set(tokens)
+        return all(same(substitute(tokens, values), chosen, values) for values in (sentinels, mixed))
 
     good: List[int] = []
     nonzero: List[int] = []
@@ -334,22 +349,24 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     group_of: Dict[int, int] = {}
     for i in sorted(set(slots.values()) & varying):
         group_of[i] = len(group_of)
-    # In ASCII mode `\d` is [0-9], and `.` is `.{1}` (the dots of an SNMP OID): the same
-    # pattern, but re's parser (Python) takes half the time over it.
-    parts, last = [], 0
+    # The parts of the pattern, as parsers/_shapere.py takes them: n characters between digit
+    # runs (by count only), literal digits, a varying run (`[1-9]` first when it may not be 0).
+    # A gap of one is `.` (the dots of an SNMP OID), the same as `.{1}`, but the last gap is
+    # always `.{n}`: the patterns are what they always were.
+    parts: list = []
+    last = 0
     for i, (a, b) in enumerate(runs):
         if a > last:
-            parts.append("." if a - last == 1 else ".{%d}" % (a - last))
+            parts.append(_shapere.DOT if a - last == 1 else a - last)
         if i in varying:
-            run_rx = "[1-9]\\d{0,%d}+" % (MAX_DIGITS - 1) if i in nonzero else "\\d{1,%d}+" % MAX_DIGITS
-            parts.append("(%s)" % run_rx if i in group_of else run_rx)   # possessive: no backtracking
+            parts.append((i in nonzero, i in group_of))
         else:
             parts.append(original[i])
         last = b
     if len(region) > last:
-        parts.append(".{%d}" % (len(region) - last))
+        parts.append(len(region) - last)
     try:
-        rx = _shapere.compile("".join(parts))          # re.compile(..., re.S | re.A), without re's parser
+        rx = _shapere.compile(parts)           # re.compile(..., re.S | re.A), without re's parser
     except (re.error, OverflowError, RecursionError):
         return None
 
@@ -402,14 +419,29 @@ def split_alone(text: str):
     return chunks
 
 
-def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None) -> Optional[dict]:
+def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None, read=None) -> Optional[dict]:
     """The one snapshot the full path makes of `text` alone (through `finish(chunk)`), as a
     dict without source, index and line; None unless there is exactly one. `cut`, when
-    given, keeps the lines of that one chunk, joined (what detection would be given)."""
+    given, keeps the lines of that one chunk, joined (what detection would be given).
+    `read` (a chunk and the Snapshot the full path made of it): when the chunk of `text`
+    alone gives the parser what that one did (lines, command, stamp, host), that Snapshot's."""
     chunks = split_alone(text)
-    if chunks is not None and cut is not None:
-        cut[text] = "\n".join(chunks[0].lines)
-    snap = None if chunks is None else finish(chunks[0])
+    if chunks is None:
+        return None
+    chunk = chunks[0]
+    if cut is not None:
+        cut[text] = "\n".join(chunk.lines)
+    if read is not None:
+        was, snap = read
+        if chunk.lines == was.lines and chunk.command == was.command and chunk.taken_at == was.taken_at \
+                and chunk.host == was.host:
+            d = _plain(snap)            # copied: the Snapshot goes on to the caller
+            for fam in ("ipv4", "ipv6", "raw"):
+                if d[fam] is not None:
+                    d[fam] = dict(d[fam])
+            d["warnings"] = list(d["warnings"])
+            return d
+    snap = finish(chunk)
     return None if snap is None else _plain(snap)
 
 
