@@ -56,6 +56,20 @@ def test_a_run_imports_only_what_it_uses(args, allowed):
     assert set(got) <= allowed, f"mssdiag {' '.join(args)} imported {sorted(set(got) - allowed)}"
 
 
+PROBER = ("toolkit.probe.pmtu", "toolkit.probe.packets", "toolkit.probe.runner", "socket", "selectors", "threading",
+          "queue")
+
+
+def test_triage_of_dumps_loads_none_of_the_prober():
+    # the rules read saved probe results (toolkit.probe.findings); the search that makes them
+    # (threads, sockets: ~25 ms of a run) is for live targets only
+    code = RUN.replace(repr(HEAVY), repr(PROBER))
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(["triage", str(SMALL), "--json"])], cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=120)
+    assert '"hosts"' in done.stdout, done.stderr
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+
+
 def test_tab_completion_stays_light():
     got, out = imported([], env={"_MSSDIAG_COMPLETE": "complete_bash", "COMP_WORDS": "mssdiag pa",
                                  "COMP_CWORD": "1"})

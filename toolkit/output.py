@@ -151,18 +151,27 @@ def _walk(o, indent: str, level: int, parts: list, markers: dict, leaves: dict) 
                     k = int.__repr__(k)
                 else:
                     raise TypeError("keys must be str, int, float, bool or None")
-                parts.append(sep)
-                parts.append(_basestring(k))
-                parts.append(": ")
-                _walk(v, indent, level + 1, parts, markers, leaves)
+                t = type(v)     # plain values written here: a call of _walk each was most of the time
+                if t is str:
+                    parts.append(sep + _basestring(k) + ": " + _basestring(v))
+                elif v is None:
+                    parts.append(sep + _basestring(k) + ": null")
+                elif t is int:
+                    parts.append(sep + _basestring(k) + ": " + int.__repr__(v))
+                else:
+                    parts.append(sep + _basestring(k) + ": ")
+                    _walk(v, indent, level + 1, parts, markers, leaves)
                 sep = "," + inner
             parts.append("\n" + indent * level + "}")
         else:
             parts.append("[")
             sep = inner
             for v in o:
-                parts.append(sep)
-                _walk(v, indent, level + 1, parts, markers, leaves)
+                if type(v) is str:
+                    parts.append(sep + _basestring(v))
+                else:
+                    parts.append(sep)
+                    _walk(v, indent, level + 1, parts, markers, leaves)
                 sep = "," + inner
             parts.append("\n" + indent * level + "]")
         del markers[key]

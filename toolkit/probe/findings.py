@@ -1,10 +1,11 @@
 """Findings from a probe result: stable codes, a sentence each, and how sure we are."""
 from __future__ import annotations
 
-from typing import Dict, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:      # triage's rules import this module: neither typing nor the prober's search (threads, sockets)
+    from typing import Dict, Optional
 
-from toolkit.probe.pmtu import HIGH_SILENCE
-from toolkit.probe.result import ProbeResult
+    from toolkit.probe.result import ProbeResult
 
 LEGACY_MSS = (512, 536)      # TCP_OS before VOS 14.7 used 512, STCP and TCP_OS since 536 (seed 004)
 
@@ -18,6 +19,7 @@ def path_mss(r: ProbeResult) -> Optional[int]:
 def assess(r: ProbeResult, echo_filtered: bool = False, silence: Optional[float] = None) -> None:
     """Append findings to r (its pmtu, black_hole, mss_ports are filled in); `silence` is
     how long the search heard no ICMP above the answer before it called a black hole."""
+    from toolkit.probe.pmtu import HIGH_SILENCE
     conf = r.confidence or "high"
     pm = path_mss(r)
     if echo_filtered:
