@@ -91,6 +91,7 @@ class FleetLab:
         self.addr: Dict[str, str] = {}          # host name -> address
         self.links = 0
         self.devs: Dict[str, set] = {}         # namespace -> the devices this lab put there
+        self.etc: List[Path] = []              # /etc/netns/<ns> directories this lab made
         try:
             self.net = pick_range()
             self.mgmt = list(self.net.subnets(new_prefix=24))[1]
@@ -184,7 +185,26 @@ class FleetLab:
         # an empty directory every sshd on this machine shares, so it is left in place)
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
 
+    def _clean_home(self, ns: str) -> None:
+        """Root logs in to the lab's hosts with an empty home: `ip netns exec` binds
+        /etc/netns/<ns>/passwd over /etc/passwd for what runs in that namespace. The machine's
+        own ~/.bashrc (bash reads it for SSH commands) is not run in every session: concurrent
+        ones raced there (a `pyenv rehash` message landed in a collected dump)."""
+        home = self.tmp / "home"
+        home.mkdir(mode=0o700, exist_ok=True)
+        lines = []
+        for line in Path("/etc/passwd").read_text().splitlines():
+            f = line.split(":")
+            if len(f) == 7 and f[0] == "root":
+                f[5] = str(home)
+            lines.append(":".join(f))
+        etc = Path("/etc/netns") / ns
+        etc.mkdir(parents=True, exist_ok=True)
+        self.etc.append(etc)
+        (etc / "passwd").write_text("\n".join(lines) + "\n")
+
     def start_sshd(self, host: str) -> None:
+        self._clean_home(self.host_ns(host))
         config = self.tmp / f"sshd_{host}.conf"
         config.write_text("\n".join([
             f"ListenAddress {self.addr[host]}", "Port 22", f"HostKey {self.host_key}",
@@ -263,6 +283,9 @@ class FleetLab:
         for ns in reversed(self.namespaces):
             _ip("netns", "del", ns, check=False)
         self.namespaces.clear()
+        for etc in self.etc:
+            shutil.rmtree(etc, ignore_errors=True)
+        self.etc.clear()
 
     def __enter__(self) -> "FleetLab":
         return self
