@@ -59,7 +59,6 @@ class _Code:
         flags = int(FLAGS)
         state = _parser.State()
         state.flags = flags
-        self.state = state
         self.anything = _parser.SubPattern(state, [(ANY, None)])
         self.digit = _parser.SubPattern(state, [(IN, [(CATEGORY, CATEGORY_DIGIT)])])
 
@@ -76,7 +75,6 @@ class _Code:
         if gap[2:4] != [7, 7] or code([(MAX_REPEAT, (300, 300, self.anything))]) != gap[:2] + [300, 300] + gap[4:]:
             raise ValueError("re's compiler writes .{n} otherwise")
         self.gap_head, self.gap_tail = gap[:2], gap[4:]
-        self.mark = MARK
 
     def items(self, nonzero: bool) -> list:
         run = [(IN, [(RANGE, (49, 57))])] if nonzero else []
@@ -111,7 +109,7 @@ class _Code:
         lo = hi = 0
         groups = 0
         first = None               # the first part that is not literal digits (where a prefix ends)
-        literal, anyc, run, mark = self.literal, self.any, self.run, self.mark
+        literal, anyc, run, mark = self.literal, self.any, self.run, MARK
         gap_head, gap_tail = self.gap_head, self.gap_tail
         for at, p in enumerate(parts):
             kind = type(p)
