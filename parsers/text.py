@@ -459,8 +459,9 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 # CPython's re), then confirmed on their whole line.
 _CAND_COMMAND = compiled(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
-# prints ten digits alone.
-_CAND_DATE = compiled(r":[0-5]\d|[/.](?:19|20)\d\d|-[01]\d-[0-3]\d|^1\d{9}[ \t]*$", re.M)
+# prints ten digits alone. Every branch starts with a literal character, so re skips to
+# those (a leading `[/.]` or `^` made it try every position: 4x slower on netstat -an).
+_CAND_DATE = compiled(r":[0-5]\d|/(?:19|20)\d\d|\.(?:19|20)\d\d|-[01]\d-[0-3]\d|1(?<=^1)\d{9}[ \t]*$", re.M)
 # Lines that carry the counters we read (lower-cased). Kept narrow: a generic word such as
 # "datagrams" repeats inside one dump (macOS nests udp lines).
 _CAND_RELEVANT = compiled(
