@@ -1,7 +1,7 @@
 """A learnt shape's pattern (parsers/shapes.py) compiled without re's parser and compiler.
 
 A shape's pattern is long (one item per digit run of a whole `netstat -s`) but made of five
-kinds of item only: `.`, `.{n}`, literal digits, and a digit run `\\d{1,19}+` or
+kinds of item only: `.`, `.{n}+`, literal digits, and a digit run `\\d{1,19}+` or
 `[1-9]\\d{0,18}+`, maybe inside one group. re's parser and compiler, written in Python, read
 it an item at a time: most of compiling it, and compiling was a good part of learning a
 shape. `compile` takes the items as learning finds them and writes the pattern's text and
@@ -23,13 +23,14 @@ if TYPE_CHECKING:
 try:
     import _sre
     from re import _compiler, _parser
-    from re._constants import (ANY, CATEGORY, CATEGORY_DIGIT, IN, LITERAL, MARK, MAX_REPEAT, POSSESSIVE_REPEAT,
+    from re._constants import (ANY, CATEGORY, CATEGORY_DIGIT, IN, LITERAL, MARK, POSSESSIVE_REPEAT,
                                RANGE, SUBPATTERN)
 except ImportError:          # pragma: no cover (Python before 3.11: re's own compile)
     _parser = None
 
 FLAGS = re.S | re.A
-# A part of a pattern: an int n is n characters (`.{n}`), DOT one (`.`), a str literal
+# A part of a pattern: an int n is n characters (`.{n}+`: possessive, so no backtracking point
+# is kept for each of them, a third of a match's time), DOT one (`.`), a str literal
 # digits, and one of these a digit run (any, or not 0), in a group or not.
 DOT = "."
 RUN, RUN_GROUP, NONZERO, NONZERO_GROUP = (False, False), (False, True), (True, False), (True, True)
@@ -44,7 +45,7 @@ def text_of(parts: Sequence[Part]) -> str:
     for p in parts:
         kind = type(p)
         if kind is int:
-            add(".{%d}" % p)
+            add(".{%d}+" % p)
         elif kind is str:
             add(p)
         else:
@@ -70,10 +71,10 @@ class _Code:
         self.any = code([(ANY, None)])
         self.literal = {c: code([(LITERAL, ord(c))]) for c in "0123456789"}
         self.run = {nz: code(self.items(nz)) for nz in (False, True)}
-        gap = code([(MAX_REPEAT, (7, 7, self.anything))])
-        # .{n}: the same code but for n, twice, right after the opcode and its skip
-        if gap[2:4] != [7, 7] or code([(MAX_REPEAT, (300, 300, self.anything))]) != gap[:2] + [300, 300] + gap[4:]:
-            raise ValueError("re's compiler writes .{n} otherwise")
+        gap = code([(POSSESSIVE_REPEAT, (7, 7, self.anything))])
+        # .{n}+: the same code but for n, twice, right after the opcode and its skip
+        if gap[2:4] != [7, 7] or code([(POSSESSIVE_REPEAT, (300, 300, self.anything))]) != gap[:2] + [300, 300] + gap[4:]:
+            raise ValueError("re's compiler writes .{n}+ otherwise")
         self.gap_head, self.gap_tail = gap[:2], gap[4:]
 
     def items(self, nonzero: bool) -> list:
@@ -89,7 +90,7 @@ class _Code:
         for p in parts[:upto]:
             kind = type(p)
             if kind is int:
-                items.append((MAX_REPEAT, (p, p, self.anything)))
+                items.append((POSSESSIVE_REPEAT, (p, p, self.anything)))
             elif p == DOT:
                 items.append((ANY, None))
             elif kind is str:

@@ -33,7 +33,7 @@ every real-form case and a generated cron log and requires the same output):
   snapshot of that signature the verdict reached from the shape's detection scores, kept
   only when its numbers do not change them (parsers/__init__.py checks before using it).
 
-The regular expression checks where the digit runs are (`.{n}` between `\\d{1,19}`, ASCII mode);
+The regular expression checks where the digit runs are (`.{n}+` between `\\d{1,19}+`, ASCII mode);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
 equal segment lengths proves every other character equal.
 """
@@ -351,8 +351,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         group_of[i] = len(group_of)
     # The parts of the pattern, as parsers/_shapere.py takes them: n characters between digit
     # runs (by count only), literal digits, a varying run (`[1-9]` first when it may not be 0).
-    # A gap of one is `.` (the dots of an SNMP OID), the same as `.{1}`, but the last gap is
-    # always `.{n}`: the patterns are what they always were.
+    # A gap of one is `.` (the dots of an SNMP OID), the same as `.{1}+`, but the last gap is
+    # always `.{n}+`.
     parts: list = []
     last = 0
     for i, (a, b) in enumerate(runs):
