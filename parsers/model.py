@@ -69,6 +69,9 @@ class Reading:
     forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
 
 
+LAZY = frozenset(("ipv4", "ipv6", "raw"))     # a shape's snapshot makes these when first read
+
+
 @record
 class Snapshot:
     source: str
@@ -86,11 +89,24 @@ class Snapshot:
     prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
                                         # host it belongs to (toolkit/hosts.py decides)
 
+    def __getattr__(self, name: str):
+        # Only for a field not set yet: a snapshot matched whole by a shape (parsers/shapes.py)
+        # makes its counters when one is first read (`parse --format jsonl` writes them from
+        # the shape's JSON template and never does).
+        shaped = self.__dict__.get("_shape")
+        if shaped is None or name not in LAZY:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        shaped[0].fill(self.__dict__, shaped[1])
+        return self.__dict__[name]
+
     def __getstate__(self) -> dict:
         # not the shape a snapshot matched whole was built from (parsers/shapes.py): a --jobs
-        # worker's snapshots travel without it
+        # worker's snapshots travel without it, their counters made
         state = self.__dict__
-        return state if "_shape" not in state else {k: v for k, v in state.items() if k != "_shape"}
+        if "_shape" not in state:
+            return state
+        self.ipv4
+        return {k: v for k, v in state.items() if k != "_shape"}
 
     def to_dict(self) -> dict:
         return {

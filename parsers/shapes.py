@@ -91,7 +91,16 @@ class Shape:
         return ok
 
     def build(self, chunk: FastChunk, source: str, index: int) -> Snapshot:
-        g = chunk.groups
+        """The Snapshot, its counters (model.LAZY) made by fill() when first read: its JSON can
+        come from the shape's without them (toolkit/snapjson.py)."""
+        snap = Snapshot.__new__(Snapshot)
+        snap.__dict__.update(source=source, index=index, os=self.os, format=self.format, taken_at=chunk.taken_at,
+                             host=self.host, warnings=list(self.warnings), line=chunk.line,
+                             forwarding=self.forwarding, prompt_host=self.host, _shape=(self, chunk.groups))
+        return snap
+
+    def fill(self, fields: dict, g) -> None:
+        """A built snapshot's counters, into its `fields` (its __dict__), from its numbers `g`."""
         v4 = v6 = None
         if self.v4 is not None:
             v4 = self.v4.copy()
@@ -104,10 +113,7 @@ class Shape:
         raw = self.raw.copy()
         for key, i in self.raw_slots:
             raw[key] = g[i]
-        snap = Snapshot(source, index, self.os, self.format, chunk.taken_at, self.host, v4, v6, raw,
-                        list(self.warnings), chunk.line, self.forwarding, self.host)
-        snap._shape = (self, g)         # its JSON can come from the shape's (toolkit/snapjson.py)
-        return snap
+        fields.update(ipv4=v4, ipv6=v6, raw=raw)
 
 
 class Shapes:

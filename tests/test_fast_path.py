@@ -105,6 +105,31 @@ def test_one_host_cron_log_is_nearly_all_fast(fresh_shapes):
     assert fresh_shapes.hits >= 190
 
 
+def test_a_matched_snapshot_makes_its_counters_when_read_and_equals_the_full_paths(fresh_shapes):
+    """Snapshots built by a shape hold no counters until one is read (parse --format jsonl
+    writes them from the shape's JSON template); read, compared, copied or pickled (a --jobs
+    worker's), they are the full path's."""
+    import copy
+    import pickle
+    linux = [decode(p.read_bytes()) for p in sorted((NETSTAT / "linux").glob("*.txt"))]
+    text = next(t for t in linux if "Tcp:" in t and "Ip:" in t)
+    log = cron_log([text], 8)
+    full = list(parsers.iter_parse(log, source="x", fast=False))
+    fast = list(parsers.iter_parse(log, source="x"))
+    built = [s for s in fast if "_shape" in s.__dict__]
+    assert len(built) >= 5
+    assert all("ipv4" not in s.__dict__ and "raw" not in s.__dict__ for s in built)
+    last = built[-1]
+    assert pickle.loads(pickle.dumps(last)) == full[-1]          # the counters made for the trip
+    assert "_shape" not in pickle.loads(pickle.dumps(last)).__dict__
+    assert copy.copy(built[-2]).raw == full[-2].raw
+    assert fast == full                                          # every field, by value
+    assert [s.ipv4 for s in fast] == [s.ipv4 for s in full] and built[0].ipv4 is built[0].ipv4
+    with pytest.raises(AttributeError):
+        last.no_such_field
+    assert getattr(built[0], "no_such_field", 7) == 7
+
+
 def test_a_shape_that_matches_the_start_of_a_longer_one_lets_the_others_be_tried(fresh_shapes):
     """A real cron capture (4 dated snapshots) appended again and again: its last snapshot
     is its third's text plus a blank line, so the third's shape matches the start of it but
