@@ -298,7 +298,7 @@ def scan(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
             subdirs = []
             for entry in entries:
                 name = entry.name
-                full = os.path.join(folder, name)
+                full = entry.path               # os.path.join(folder, name)
                 kind = _kind(name)
                 if kind is None:
                     continue
@@ -319,7 +319,7 @@ def scan(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
                 elif full not in seen:
                     seen.add(full)
                     kind, head = _sniffed(full, kind)
-                    yield Input(full, kind, size=size, head=head)
+                    yield Input(full, kind, None, size, head)
             stack.extend(reversed(subdirs))
         if not found_any:
             bad(path, "directory holds no files")
