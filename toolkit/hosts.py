@@ -132,10 +132,16 @@ IDENTITIES = {
 
 @record
 class Input:
-    """One file to read: a dump or a saved probe, and the case it belongs to."""
+    """One file to read: a dump or a saved probe, and the case it belongs to; and what the
+    walk learnt of it on the way (readers use it instead of asking the file again)."""
     path: str
     kind: str                            # dump | probe | capture
     case: Optional[HostFacts] = None
+    size: int = -1                       # bytes, as the walk's stat found them; -1: not known
+    head: Optional[bytes] = None         # its first bytes (HEAD at most) as the walk read them; None: not read
+
+
+HEAD = 256               # bytes of a dump's head an Input keeps (inputs._look reads a quarter of them)
 
 
 def _regular(path: str) -> Optional[str]:
@@ -172,28 +178,29 @@ def _kind(name: str) -> Optional[str]:
     return "dump"
 
 
-def _sniffed(path: str, kind: str) -> str:
+def _sniffed(path: str, kind: str) -> Tuple[str, Optional[bytes]]:
     """A file named like a dump may be a capture: its first bytes say (pcap magic, or a VOS
     packet_monitor text trace). A `.json` file may be `nstat -j` output rather than saved
-    probe results: a parser that recognises it says so."""
+    probe results: a parser that recognises it says so. With the kind, the dump's first
+    HEAD bytes (None when not read)."""
     if kind == "probe" and path != "-":
         try:
             head = read_head(path).decode("utf-8", "replace")
         except OSError:
-            return kind
+            return kind, None
         if '"target"' not in head:
             import parsers
             if parsers.detect(head):
-                return "dump"
-        return kind
+                return "dump", None
+        return kind, None
     if kind != "dump" or path == "-":
-        return kind
+        return kind, None
     from toolkit.capture.sniff import is_capture
     try:
         head = read_head(path)
     except OSError:
-        return kind                          # reading it will say why
-    return "capture" if is_capture(head) else kind
+        return kind, None                    # reading it will say why
+    return ("capture", None) if is_capture(head) else (kind, head[:HEAD])
 
 
 def read_head(path: str, size: int = 4096) -> bytes:
@@ -216,10 +223,18 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
     without following directory links; only regular files are read; every path that
     cannot be used gets one line on `error` (and goes to `failed`).
     """
+    facts: List[HostFacts] = []
+    return list(scan(paths, error, failed, hosts_file, facts)), facts
+
+
+def scan(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,
+         hosts_file: Optional[str] = None, facts: Optional[List[HostFacts]] = None) -> Iterator[Input]:
+    """walk's inputs one at a time, as it finds them (a reader may start on the first
+    before the last is found); the host facts found go to `facts`, error lines to `error`
+    as they are found. A plain file's Input carries its size and head (see Input)."""
     from toolkit import hostfile
     failed = failed if failed is not None else []
-    inputs: List[Input] = []
-    facts: List[HostFacts] = []
+    facts = facts if facts is not None else []
 
     def bad(path: str, why: str) -> None:
         error(f"{path}: {why}")
@@ -234,23 +249,24 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
         facts.extend(found)
         return found
 
-    def claim(found: List[HostFacts], seen: set) -> None:
+    def claim(found: List[HostFacts], seen: set) -> Iterator[Input]:
         for f in found:
             for p in f.dumps:
                 if p not in seen:
                     seen.add(p)
-                    inputs.append(Input(p, _sniffed(p, _kind(os.path.basename(p)) or "dump"), f))
+                    kind, head = _sniffed(p, _kind(os.path.basename(p)) or "dump")
+                    yield Input(p, kind, f, head=head)
             for p in f.probes:
                 if p not in seen:
                     seen.add(p)
-                    inputs.append(Input(p, _sniffed(p, "probe"), f))
+                    yield Input(p, _sniffed(p, "probe")[0], f)
 
     seen: set = set()
     if hosts_file:
-        claim(load(hosts_file), seen)
+        yield from claim(load(hosts_file), seen)
     for path in paths:
         if path == "-":
-            inputs.append(Input("-", "dump"))
+            yield Input("-", "dump")
             continue
         why = _regular(path)
         if why:
@@ -259,10 +275,11 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
         if not os.path.isdir(path):
             kind = _kind(os.path.basename(path)) or "dump"
             if kind == "hostfile":
-                claim(load(path), seen)
+                yield from claim(load(path), seen)
             elif path not in seen:
                 seen.add(path)
-                inputs.append(Input(path, _sniffed(path, kind)))
+                kind, head = _sniffed(path, kind)
+                yield Input(path, kind, head=head)
             continue
         found_any = False
         stack = [path]
@@ -276,16 +293,17 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
                 continue
             if any(e.name == HOST_FILE for e in entries):
                 found_any = True
-                claim(load(os.path.join(folder, HOST_FILE)), seen)
+                yield from claim(load(os.path.join(folder, HOST_FILE)), seen)
                 continue
             subdirs = []
             for entry in entries:
                 name = entry.name
-                full = os.path.join(folder, name)
+                full = entry.path               # os.path.join(folder, name)
                 kind = _kind(name)
                 if kind is None:
                     continue
-                if not _plain_file(entry):      # one stat for a plain file; the checks below for the rest
+                size = _plain_size(entry)       # one stat for a plain file; the checks below for the rest
+                if size < 0:
                     if os.path.islink(full) and os.path.isdir(full):
                         continue                       # directory links are not followed
                     why = _regular(full)
@@ -297,27 +315,31 @@ def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
                         continue
                 found_any = True
                 if kind == "hostfile":
-                    claim(load(full), seen)
+                    yield from claim(load(full), seen)
                 elif full not in seen:
                     seen.add(full)
-                    inputs.append(Input(full, _sniffed(full, kind)))
+                    kind, head = _sniffed(full, kind)
+                    yield Input(full, kind, None, size, head)
             stack.extend(reversed(subdirs))
         if not found_any:
             bad(path, "directory holds no files")
-    return inputs, facts
 
 
 def _name(entry: os.DirEntry) -> str:
     return entry.name
 
 
-def _plain_file(entry: os.DirEntry) -> bool:
-    """A regular file that is no symbolic link (what walk's link, _regular and directory
-    checks find true of it), by the directory's own file type and one stat."""
+def _plain_size(entry: os.DirEntry) -> int:
+    """The size of a regular file that is no symbolic link (what walk's link, _regular and
+    directory checks find true of it), by the directory's own file type and one stat; -1
+    for anything else."""
     try:
-        return not entry.is_symlink() and stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+        if entry.is_symlink():
+            return -1
+        st = entry.stat(follow_symlinks=False)
     except OSError:
-        return False
+        return -1
+    return st.st_size if stat.S_ISREG(st.st_mode) else -1
 
 
 # ---------------------------------------------------------------------------- identity

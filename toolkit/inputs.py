@@ -16,12 +16,12 @@ from parsers.model import ParseError, Snapshot
 from parsers.record import factory, record
 from parsers.text import open_text
 from toolkit.hostfile import HostFacts
-from toolkit.hosts import Input, read_head
+from toolkit.hosts import HEAD, Input, read_head
 from toolkit.output import Encoded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import IO, Callable, Iterator, List, Optional, Tuple
+    from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 
 @record
@@ -37,6 +37,9 @@ def size(inputs: List[Input]) -> int:
     total = 0
     for inp in inputs:
         if inp.kind == "dump" and inp.path != "-":
+            if inp.size >= 0:
+                total += inp.size
+                continue
             try:
                 total += os.stat(inp.path).st_size
             except OSError:
@@ -54,11 +57,12 @@ def jobs_wanted(jobs: int) -> int:
         return os.cpu_count() or 1
 
 
-def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
+def read(inputs: Iterable[Input], os_name: Optional[str], outcome: Outcome, error: Callable[[str], None],
          progress: Optional[Callable[[int], None]] = None,
          prefer: Optional[str] = None, jobs: int = 1,
          stdin: Optional[IO[bytes]] = None,
-         encode: Optional[Callable[[Snapshot, Optional[HostFacts]], str]] = None) -> Iterator[Tuple[Snapshot, Input]]:
+         encode: Optional[Callable[[Snapshot, Optional[HostFacts]], str]] = None,
+         walked: Optional[Callable[[List[Input]], None]] = None) -> Iterator[Tuple[Snapshot, Input]]:
     """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
@@ -69,9 +73,20 @@ def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: C
     by the worker that read it; the main process gets an output.Encoded of it instead of the
     snapshot (not sent, unpickled nor encoded here: with two workers on two cores, this
     process was their bottleneck). Snapshots read here are yielded as they are.
+    `inputs` may be hosts.scan's generator: it is run to its end before the first
+    snapshot or error line of a dump (its own error lines come first), with `jobs` > 1
+    workers reading the files it has found meanwhile; then `walked(every input)`, for
+    what the caller says of them before the dumps' output.
     """
-    dumps = [inp for inp in inputs if inp.kind == "dump"]
-    workers = _Workers(dumps, os_name, prefer, jobs, encode) if jobs > 1 and len(dumps) > 1 else None
+    workers = None
+    if jobs > 1:
+        found: List[Input] = []
+        workers = _Workers.start(_dumps(inputs, found), os_name, prefer, jobs, encode)
+    else:
+        found = list(inputs)
+    if walked is not None:
+        walked(found)
+    dumps = [inp for inp in found if inp.kind == "dump"]
     try:
         for inp in dumps:
             name = inp.path
@@ -92,6 +107,14 @@ def read(inputs: List[Input], os_name: Optional[str], outcome: Outcome, error: C
     finally:
         if workers:
             workers.close()
+
+
+def _dumps(inputs: Iterable[Input], found: List[Input]) -> Iterator[Input]:
+    """The dumps among `inputs`, every input kept in `found` on the way."""
+    for inp in inputs:
+        found.append(inp)
+        if inp.kind == "dump":
+            yield inp
 
 
 def _hint(inp: Input, prefer: Optional[str]) -> Optional[str]:
@@ -148,37 +171,79 @@ class _Workers:
     in this process would have given: its snapshots and error lines in the order they came.
     stdin and files of BIG bytes or more are read here, streamed, in their turn. Each
     worker keeps the parsers' run-wide caches (learnt shapes, detection) for the files it
-    reads. At most AHEAD rounds are out ahead of the file being printed."""
+    reads. At most AHEAD rounds are out ahead of the file being printed; while the dumps
+    are still being found (nothing is printed before the walk ends), rounds go out as
+    they are made, up to WALKING_AHEAD rounds holding at most the bytes AHEAD full rounds
+    may hold: the workers start on the first files while the walk goes on."""
 
-    def __init__(self, dumps: List[Input], os_name: Optional[str], prefer: Optional[str], jobs: int,
-                 encode: Optional[Callable] = None):
-        self.rounds: deque = deque()         # (its first file, [([(name, bytes) of a batch], pending result) a worker])
-        most = max(1, min(BATCH_FILES, len(dumps) // (AHEAD * jobs)))
-        self.todo: deque = deque(_batches(dumps, prefer, most * jobs, BATCH_BYTES * jobs))
+    @classmethod
+    def start(cls, dumps: Iterator[Input], os_name: Optional[str], prefer: Optional[str], jobs: int,
+              encode: Optional[Callable] = None) -> Optional[_Workers]:
+        """Workers for the dumps `dumps` yields, run to its end (None when there are fewer
+        than two dumps, or no small file: the main process reads them all)."""
+        first: List[Input] = []
+        enough = BATCH_FILES * AHEAD * jobs     # dumps enough to know a round's size (that of all of them)
+        for inp in dumps:
+            first.append(inp)
+            if len(first) >= enough:
+                break
+        if len(first) < enough:
+            if len(first) < 2:
+                return None
+        most = max(1, min(BATCH_FILES, len(first) // (AHEAD * jobs)))
+        rounds = _batches(_chain(first, dumps), prefer, most * jobs, BATCH_BYTES * jobs)
+        todo: deque = deque()
+        files = 0
+        for made in rounds:                    # files enough for every worker (or all there are)
+            todo.append(made)
+            files += len(made[0])
+            if files >= jobs:
+                break
+        if not todo:
+            return None
+        workers = cls(os_name, encode, min(jobs, files), todo)
+        try:
+            for made in rounds:                # the rest of the walk
+                workers.todo.append(made)
+                workers._send(walking=True)
+        except BaseException:
+            workers.close()
+            raise
+        workers._send()
+        return workers
+
+    def __init__(self, os_name: Optional[str], encode: Optional[Callable], workers: int, todo: deque):
+        import multiprocessing
+        self.rounds: deque = deque()         # (its first file, [([(name, bytes) of a batch], pending result) a worker], bytes)
+        self.todo = todo                     # (round, looks) not yet sent
         self.os_name = os_name
         self.encode = encode
         self.results: dict = {}
+        self.held = 0                        # bytes of the rounds out
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self.route = _Route(workers)
         self.pools: list = []
-        self.window = AHEAD
-        if self.todo:
-            import multiprocessing
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else None)
-            workers = min(jobs, sum(len(batch) for batch in self.todo))
-            self.route = _Route(workers)
-            # one pool of one process per worker: a batch goes to the worker chosen for it
-            self.pools = [context.Pool(1, initializer=_worker_start) for _ in range(workers)]
-            self._send()
+        # one pool of one process per worker: a batch goes to the worker chosen for it
+        self.pools = [context.Pool(1, initializer=_worker_start) for _ in range(workers)]
+        self.most_bytes = AHEAD * BATCH_BYTES * workers
+        self._send(walking=True)
 
-    def _send(self) -> None:
-        while self.todo and len(self.rounds) < self.window:
-            batch = self.todo.popleft()
+    def _send(self, walking: bool = False) -> None:
+        window = WALKING_AHEAD if walking else AHEAD
+        while self.todo and len(self.rounds) < window:
+            batch, looks = self.todo[0]
+            held = sum(item[2] for item in batch)
+            if walking and self.rounds and self.held + held > self.most_bytes:
+                break
+            self.todo.popleft()
             parts = []
-            for worker, part in enumerate(self.route.split(batch)):
+            for worker, part in enumerate(self.route.split(batch, looks)):
                 if part:
                     parts.append(([(name, nbytes) for name, _, nbytes, _ in part],
                                   self.pools[worker].apply_async(_read_batch, (part, self.os_name, self.encode))))
-            self.rounds.append((batch[0][0], parts))
+            self.rounds.append((batch[0][0], parts, held))
+            self.held += held
 
     def result(self, inp: Input):
         """(events, bytes) a worker read of this input, or None when it is read here."""
@@ -187,7 +252,8 @@ class _Workers:
             return self.results.pop(name)
         if not self.rounds or self.rounds[0][0] != name:
             return None
-        _, parts = self.rounds.popleft()
+        _, parts, held = self.rounds.popleft()
+        self.held -= held
         for files, pending in parts:
             for (each, nbytes), events in zip(files, pending.get()):
                 self.results[each] = (events, nbytes)
@@ -202,7 +268,15 @@ class _Workers:
         self.pools = []
 
 
-LOOK = 256               # bytes of a file's head that say which worker reads it (a quarter of it, digits and blanks aside)
+def _chain(first: List[Input], rest: Iterator[Input]) -> Iterator[Input]:
+    yield from first
+    yield from rest
+
+
+WALKING_AHEAD = 64       # rounds out at most while the walk goes on (see _Workers)
+
+
+LOOK = HEAD              # bytes of a file's head that say which worker reads it (a quarter of it, digits and blanks aside)
 SLACK = 1.25             # a worker may get this much more than its share of a round's work
 FILE_COST = 4096         # a file's work, in bytes read, besides its size (opening it, its snapshot's JSON)
 
@@ -218,13 +292,14 @@ class _Route:
         self.workers = workers
         self.known: dict = {}            # look -> the workers that read it
 
-    def split(self, batch: List[tuple]) -> List[List[tuple]]:
+    def split(self, batch: List[tuple], looks: Optional[List[bytes]] = None) -> List[List[tuple]]:
+        """`looks`: each file's _look, when known (else read here)."""
         parts: List[List[tuple]] = [[] for _ in range(self.workers)]
         load = [0] * self.workers
         room = SLACK * sum(item[2] + FILE_COST for item in batch) / self.workers
-        for item in batch:
+        for i, item in enumerate(batch):
             size = item[2] + FILE_COST
-            look = _look(item[0])
+            look = looks[i] if looks is not None else _look(item[0])
             known = self.known.setdefault(look, [])
             worker = next((w for w in known if load[w] + size <= room), None)
             if worker is None:
@@ -239,40 +314,47 @@ class _Route:
 _NUMBERS = b"0123456789 \t"
 
 
-def _look(name: str):
+def _look(name: str, head: Optional[bytes] = None):
     """A file's first LOOK bytes, digits and blanks aside, cut to LOOK // 4 (b"" when it cannot
-    be read: the worker says why)."""
-    try:
-        head = read_head(name, LOOK)
-    except OSError:
-        return b""
-    return head.translate(None, _NUMBERS)[:LOOK // 4]
+    be read: the worker says why); `head`: its first bytes as the walk read them, if it did."""
+    if head is None:
+        try:
+            head = read_head(name, LOOK)
+        except OSError:
+            return b""
+    return head[:LOOK].translate(None, _NUMBERS)[:LOOK // 4]
 
 
-def _batches(dumps: List[Input], prefer: Optional[str], most: int,
-             most_bytes: int = BATCH_BYTES) -> Iterator[List[tuple]]:
-    """Runs of small files: (name, OS hint, bytes, case) of at most `most` files or `most_bytes`."""
-    batch, held = [], 0
+def _batches(dumps: Iterable[Input], prefer: Optional[str], most: int,
+             most_bytes: int = BATCH_BYTES) -> Iterator[Tuple[List[tuple], List[bytes]]]:
+    """Runs of small files: (name, OS hint, bytes, case) of at most `most` files or `most_bytes`,
+    with each file's _look."""
+    batch: List[tuple] = []
+    looks: List[bytes] = []
+    held = 0
     seen = set()
     for inp in dumps:
         name = inp.path
-        try:
-            nbytes = -1 if name == "-" else os.stat(name).st_size
-        except OSError:
-            nbytes = 0            # the worker writes the error line, in its turn
+        nbytes = inp.size
+        if nbytes < 0:
+            try:
+                nbytes = -1 if name == "-" else os.stat(name).st_size
+            except OSError:
+                nbytes = 0            # the worker writes the error line, in its turn
         if nbytes < 0 or nbytes >= BIG or name in seen:   # a name twice: read here, each time
             if batch:
-                yield batch
-            batch, held = [], 0
+                yield batch, looks
+            batch, looks, held = [], [], 0
             continue
         seen.add(name)
         batch.append((name, _hint(inp, prefer), nbytes, inp.case))
+        looks.append(_look(name, inp.head))
         held += nbytes
         if len(batch) >= most or held >= most_bytes:
-            yield batch
-            batch, held = [], 0
+            yield batch, looks
+            batch, looks, held = [], [], 0
     if batch:
-        yield batch
+        yield batch, looks
 
 
 def _worker_start() -> None:

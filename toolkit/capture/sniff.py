@@ -39,4 +39,5 @@ def is_capture(head: bytes) -> bool:
     found = sniff(head)
     if found in ("pcap", "pcapng", "snoop") or found in FOREIGN.values():
         return True
-    return found == "text" and packet_monitor_text(head.decode("utf-8", "replace"))
+    # the marker is ASCII: in the bytes exactly when in their decoding (most heads are not decoded)
+    return found == "text" and b"Ver/HL" in head and packet_monitor_text(head.decode("utf-8", "replace"))

@@ -34,17 +34,27 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str], jobs: int = 1) -> st
 def _snapshots(paths: List[str], os_name: Optional[str], outcome: Outcome, quiet: bool, jobs: int = 1,
                encode=None):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs
-    (`encode`: see inputs.read)."""
+    (`encode`: see inputs.read). Without a bar, --jobs workers start on the first dumps
+    while the walk goes on (inputs.read)."""
     from toolkit import hosts
     from toolkit.inputs import jobs_wanted, read, size
-    inputs, _ = hosts.walk(paths, error, outcome.failed)
-    other = [i for i in inputs if i.kind != "dump"]
-    if other:
-        kinds = sorted({i.kind for i in other})
-        error(f"skipped {len(other)} input(s) that are not netstat dumps ({', '.join(kinds)}: "
-              f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); mssdiag triage reads them")
+
+    def walked(inputs) -> None:
+        other = [i for i in inputs if i.kind != "dump"]
+        if other:
+            kinds = sorted({i.kind for i in other})
+            error(f"skipped {len(other)} input(s) that are not netstat dumps ({', '.join(kinds)}: "
+                  f"{', '.join(i.path for i in other[:3])}{', ...' if len(other) > 3 else ''}); "
+                  "mssdiag triage reads them")
+
     jobs = jobs_wanted(jobs)
-    total = 0 if quiet or not sys.stderr.isatty() else size(inputs)      # a stat a file: only for a bar
+    if quiet or not sys.stderr.isatty():
+        yield from read(hosts.scan(paths, error, outcome.failed), os_name, outcome, error, jobs=jobs, encode=encode,
+                        walked=walked)
+        return
+    inputs, _ = hosts.walk(paths, error, outcome.failed)
+    walked(inputs)
+    total = size(inputs)      # a stat a file the walk did not stat: only for a bar
     if total < 32 * 2 ** 20:
         yield from read(inputs, os_name, outcome, error, jobs=jobs, encode=encode)
         return
