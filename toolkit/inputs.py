@@ -187,9 +187,8 @@ class _Workers:
             first.append(inp)
             if len(first) >= enough:
                 break
-        if len(first) < enough:
-            if len(first) < 2:
-                return None
+        if len(first) < 2:
+            return None
         most = max(1, min(BATCH_FILES, len(first) // (AHEAD * jobs)))
         rounds = _batches(_chain(first, dumps), prefer, most * jobs, BATCH_BYTES * jobs)
         todo: deque = deque()
