@@ -105,7 +105,7 @@ class Snapshot:
         state = self.__dict__
         if "_shape" not in state:
             return state
-        self.ipv4
+        self.ipv4           # makes them (__getattr__)
         return {k: v for k, v in state.items() if k != "_shape"}
 
     def to_dict(self) -> dict:

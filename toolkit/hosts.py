@@ -298,7 +298,7 @@ def scan(paths: Sequence[str], error: Callable[[str], None], failed: Optional[Li
             subdirs = []
             for entry in entries:
                 name = entry.name
-                full = entry.path               # os.path.join(folder, name)
+                full = entry.path
                 kind = _kind(name)
                 if kind is None:
                     continue

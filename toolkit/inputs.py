@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from itertools import chain
 from collections import deque
 
 import parsers
@@ -190,7 +191,7 @@ class _Workers:
         if len(first) < 2:
             return None
         most = max(1, min(BATCH_FILES, len(first) // (AHEAD * jobs)))
-        rounds = _batches(_chain(first, dumps), prefer, most * jobs, BATCH_BYTES * jobs)
+        rounds = _batches(chain(first, dumps), prefer, most * jobs, BATCH_BYTES * jobs)
         todo: deque = deque()
         files = 0
         for made in rounds:                    # files enough for every worker (or all there are)
@@ -265,11 +266,6 @@ class _Workers:
         for pool in self.pools:
             pool.join()
         self.pools = []
-
-
-def _chain(first: List[Input], rest: Iterator[Input]) -> Iterator[Input]:
-    yield from first
-    yield from rest
 
 
 WALKING_AHEAD = 64       # rounds out at most while the walk goes on (see _Workers)
