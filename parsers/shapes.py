@@ -17,7 +17,9 @@ every real-form case and a generated cron log and requires the same output):
 - Only digit runs inside a counter value (what `text.line_shape` replaces: the splitter's
   snapshot signature and grep keys stay the same) may vary, and not on date, command or
   section-header lines (which decide where snapshots start), nor before a tab (its width
-  depends on the column). Every other digit is literal.
+  depends on the column). Every other digit is literal. A line the date or command
+  candidate patterns pick that is neither (`spoof 5/26 18 2 last mac 00:08:02:...`) may
+  vary; each match classifies it again (`Shape.checked`), as the full scan would.
 - Which of those numbers feed the output, and how, is found by reading the template again
   with each replaced by a distinct sentinel, and once more with each replaced by 0: a
   number whose sentinel shows up as a counter or raw value (and nowhere else), and which
@@ -47,7 +49,7 @@ from ._shapere import MAX_DIGITS   # a varying number is 1 to 19 digits: below 2
 from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
-from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter,
+from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter, classify,
                    _lead, fast_date, header_kind)
 
 TYPE_CHECKING = False
@@ -62,7 +64,7 @@ MAX_SHAPES = 512         # shapes kept (the oldest go first)
 
 class Shape:
     """One learnt snapshot shape: how to match it and how to build its Snapshot."""
-    __slots__ = ("rx", "strip", "dated", "key", "lines", "prefix_lines", "size",
+    __slots__ = ("rx", "strip", "dated", "key", "lines", "checked", "prefix_lines", "size",
                  "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
                  "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
                  "by_command", "keys", "headers", "ranked", "raw_ok")
@@ -76,6 +78,17 @@ class Shape:
         # digit-free bytes are equal digit-free text (bytes.translate is C; str.translate a dict)
         if text[at:m.end()].encode("utf-8", "surrogatepass").translate(None, _DIGITS_B) != self.strip:
             return None
+        if self.checked:
+            # lines the candidate patterns pick (`spoof 5/26 18 2 last mac 00:08:02:...`) whose
+            # numbers vary: the full scan would start a snapshot at one its numbers made a date
+            start, n = at, 0
+            for k in self.checked:
+                while n < k:
+                    start = text.index("\n", start) + 1
+                    n += 1
+                stamp, command, _ = classify(text[start:text.index("\n", start)])
+                if stamp is not None or command:
+                    return None
         return m
 
     def reads_raw(self, text: str, at: int, end: int) -> bool:
@@ -196,14 +209,20 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     # where snapshots start, not before a tab.
     runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
     vary = set()
+    checked_line: Dict[Tuple[int, int], int] = {}   # a run on a date or command candidate line -> its line
     at = 0
     first = 0                   # runs[first:] start at or after the line's start
-    for line in region.split("\n"):
+    for n, line in enumerate(region.split("\n")):
         end = at + len(line)
         while first < len(runs) and runs[first][0] < at:
             first += 1
         low = line.lower()
-        if line and not (_CAND_DATE.search(low) or _CAND_COMMAND.search(low) or header_kind(line) is not None):
+        candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
+        if candidate:
+            stamp, command, _ = classify(line, low)
+            if stamp is not None or command:
+                line = ""           # a boundary line: its digits stay literal
+        if line and header_kind(line) is None:
             tab = line.rfind("\t")
             spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
             here = []
@@ -214,6 +233,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
             if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
                 vary.update(mine)
+                if candidate:
+                    checked_line.update((r, n) for r in mine)
         at = end + 1
     candidates = [i for i, r in enumerate(runs) if r in vary]
     original = [region[a:b] for a, b in runs]
@@ -382,6 +403,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.dated = taken_at is not None
     shape.key = _lead(region, 0)
     shape.lines = region.count("\n")
+    shape.checked = tuple(sorted({checked_line[r] for i, r in enumerate(runs) if i in varying and r in checked_line}))
     shape.prefix_lines = prefix_lines
     shape.size = len(text) * 2 + 4096
     shape.module, shape.note, shape.sig, shape.forced = module, note, sig, forced

@@ -8,7 +8,8 @@ import json
 import re
 
 from parsers.shapes import MAX_DIGITS, Shape, _plain, _DIGITS_B
-from parsers.text import _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, MAX_LINE, _lead, fast_date, header_kind
+from parsers.text import (_CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, MAX_LINE, _lead, classify, fast_date,
+                          header_kind)
 
 _RUN = re.compile(r"[0-9]+")
 
@@ -45,14 +46,20 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     # where snapshots start, not before a tab.
     runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
     vary = set()
+    checked_line = {}
     at = 0
     first = 0                   # runs[first:] start at or after the line's start
-    for line in region.split("\n"):
+    for n, line in enumerate(region.split("\n")):
         end = at + len(line)
         while first < len(runs) and runs[first][0] < at:
             first += 1
         low = line.lower()
-        if line and not (_CAND_DATE.search(low) or _CAND_COMMAND.search(low) or header_kind(line) is not None):
+        candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
+        if candidate:
+            stamp, command, _ = classify(line, low)
+            if stamp is not None or command:
+                line = ""
+        if line and header_kind(line) is None:
             tab = line.rfind("\t")
             spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
             here = []
@@ -63,6 +70,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
             if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
                 vary.update(mine)
+                if candidate:
+                    checked_line.update((r, n) for r in mine)
         at = end + 1
     candidates = [i for i, r in enumerate(runs) if r in vary]
     original = [region[a:b] for a, b in runs]
@@ -214,6 +223,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.dated = taken_at is not None
     shape.key = _lead(region, 0)
     shape.lines = region.count("\n")
+    shape.checked = tuple(sorted({checked_line[r] for i, r in enumerate(runs) if i in varying and r in checked_line}))
     shape.prefix_lines = prefix_lines
     shape.size = len(text) * 2 + 4096
     shape.module, shape.note, shape.sig, shape.forced = module, note, sig, forced
