@@ -187,55 +187,11 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     path detected it): kept on the shape (`ranked`) when the numbers do not change them, so
     a text's first snapshot of the shape needs no detection."""
     text = origin.text
-    if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text):
+    where = _region(origin, taken_at)
+    if where is None:
         return None
-    if taken_at is not None:
-        if origin.dates != 1 or not origin.first_date:
-            return None
-        eol = text.find("\n")
-        stamp = fast_date(text[:eol]) if eol > 0 else None
-        if stamp is None or not stamp.has_time or stamp.iso() != taken_at:
-            return None
-        head, region = text[:eol + 1], text[eol + 1:]
-    else:
-        if origin.dates:
-            return None
-        head, region = "", text
-    if not region.endswith("\n") or origin.body < len(head):
-        return None
-    prefix_lines = region.count("\n", 0, origin.body - len(head))
-
-    # Which digit runs may vary: those inside counter values, outside the lines that decide
-    # where snapshots start, not before a tab.
-    runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
-    vary = set()
-    checked_line: Dict[Tuple[int, int], int] = {}   # a run on a date or command candidate line -> its line
-    at = 0
-    first = 0                   # runs[first:] start at or after the line's start
-    for n, line in enumerate(region.split("\n")):
-        end = at + len(line)
-        while first < len(runs) and runs[first][0] < at:
-            first += 1
-        low = line.lower()
-        candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
-        if candidate:
-            stamp, command, _ = classify(line, low)
-            if stamp is not None or command:
-                line = ""           # a boundary line: its digits stay literal
-        if line and header_kind(line) is None:
-            tab = line.rfind("\t")
-            spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
-            here = []
-            for r in runs[first:]:
-                if r[0] >= end:
-                    break
-                here.append(r)
-            mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
-            if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
-                vary.update(mine)
-                if candidate:
-                    checked_line.update((r, n) for r in mine)
-        at = end + 1
+    head, region, prefix_lines = where
+    runs, vary, checked_line = _varying(region)
     candidates = [i for i, r in enumerate(runs) if r in vary]
     original = [region[a:b] for a, b in runs]
 
@@ -376,34 +332,10 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     group_of: Dict[int, int] = {}
     for i in sorted(set(slots.values()) & varying):
         group_of[i] = len(group_of)
-    # The parts of the pattern, as parsers/_shapere.py takes them: n characters between digit
-    # runs (by count only), literal digits, a varying run (`[1-9]` first when it may not be 0).
-    # A gap of one is `.` (the dots of an SNMP OID), the same as `.{1}+`, but the last gap is
-    # always `.{n}+`.
-    parts: list = []
-    last = 0
-    for i, (a, b) in enumerate(runs):
-        if a > last:
-            parts.append(_shapere.DOT if a - last == 1 else a - last)
-        if i in varying:
-            parts.append((i in nonzero, i in group_of))
-        else:
-            parts.append(original[i])
-        last = b
-    if len(region) > last:
-        parts.append(len(region) - last)
-    try:
-        rx = _shapere.compile(parts)           # re.compile(..., re.S | re.A), without re's parser
-    except (re.error, OverflowError, RecursionError):
+    shape = _shape(region, runs, varying, nonzero, group_of, checked_line)
+    if shape is None:
         return None
-
-    shape = Shape()
-    shape.rx = rx
-    shape.strip = region.encode("utf-8", "surrogatepass").translate(None, _DIGITS_B)
     shape.dated = taken_at is not None
-    shape.key = _lead(region, 0)
-    shape.lines = region.count("\n")
-    shape.checked = tuple(sorted({checked_line[r] for i, r in enumerate(runs) if i in varying and r in checked_line}))
     shape.prefix_lines = prefix_lines
     shape.size = len(text) * 2 + 4096
     shape.module, shape.note, shape.sig, shape.forced = module, note, sig, forced
@@ -428,6 +360,97 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         if ranked and ranked_of(text) == ranked \
                 and all(ranked_of(substitute(tokens, values)) == ranked for values in (sentinels, mixed)):
             shape.ranked = ranked
+    return shape
+
+
+def _region(origin, taken_at: Optional[str]):
+    """(date line, the rest, how many command lines lead the rest) of a snapshot's text, or
+    None when it cannot be a shape (control bytes, damage, a date line not its own)."""
+    text = origin.text
+    if any(c in text for c in "\r\x0b\x0c") or _DAMAGE.search(text):
+        return None
+    if taken_at is not None:
+        if origin.dates != 1 or not origin.first_date:
+            return None
+        eol = text.find("\n")
+        stamp = fast_date(text[:eol]) if eol > 0 else None
+        if stamp is None or not stamp.has_time or stamp.iso() != taken_at:
+            return None
+        head, region = text[:eol + 1], text[eol + 1:]
+    else:
+        if origin.dates:
+            return None
+        head, region = "", text
+    if not region.endswith("\n") or origin.body < len(head):
+        return None
+    return head, region, region.count("\n", 0, origin.body - len(head))
+
+
+def _varying(region: str):
+    """The digit runs of `region`; those that may vary: inside counter values, outside the
+    lines that decide where snapshots start, not before a tab; and of those, the line of each
+    on a line the date or command patterns pick (Shape.checked)."""
+    runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
+    vary = set()
+    checked_line: Dict[Tuple[int, int], int] = {}   # a run on a date or command candidate line -> its line
+    at = 0
+    first = 0                   # runs[first:] start at or after the line's start
+    for n, line in enumerate(region.split("\n")):
+        end = at + len(line)
+        while first < len(runs) and runs[first][0] < at:
+            first += 1
+        low = line.lower()
+        candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
+        if candidate:
+            date, cmd, _ = classify(line, low)
+            if date is not None or cmd:
+                line = ""           # a boundary line: its digits stay literal
+        if line and header_kind(line) is None:
+            tab = line.rfind("\t")
+            spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
+            here = []
+            for r in runs[first:]:
+                if r[0] >= end:
+                    break
+                here.append(r)
+            mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
+            if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
+                vary.update(mine)
+                if candidate:
+                    checked_line.update((r, n) for r in mine)
+        at = end + 1
+    return runs, vary, checked_line
+
+
+def _shape(region: str, runs, varying, nonzero, group_of, checked_line) -> Optional[Shape]:
+    """A Shape matching `region` with the runs `varying` (`nonzero`: not 0; `group_of`: run ->
+    group), its pattern and what _fast looks up, or None when it does not compile."""
+    # The parts of the pattern, as parsers/_shapere.py takes them: n characters between digit
+    # runs (by count only), literal digits, a varying run (`[1-9]` first when it may not be 0).
+    # A gap of one is `.` (the dots of an SNMP OID), the same as `.{1}+`, but the last gap is
+    # always `.{n}+`.
+    parts: list = []
+    last = 0
+    for i, (a, b) in enumerate(runs):
+        if a > last:
+            parts.append(_shapere.DOT if a - last == 1 else a - last)
+        if i in varying:
+            parts.append((i in nonzero, i in group_of))
+        else:
+            parts.append(region[a:b])
+        last = b
+    if len(region) > last:
+        parts.append(len(region) - last)
+    try:
+        rx = _shapere.compile(parts)           # re.compile(..., re.S | re.A), without re's parser
+    except (re.error, OverflowError, RecursionError):
+        return None
+    shape = Shape()
+    shape.rx = rx
+    shape.strip = region.encode("utf-8", "surrogatepass").translate(None, _DIGITS_B)
+    shape.key = _lead(region, 0)
+    shape.lines = region.count("\n")
+    shape.checked = tuple(sorted({checked_line[r] for i, r in enumerate(runs) if i in varying and r in checked_line}))
     return shape
 
 

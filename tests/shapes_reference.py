@@ -56,8 +56,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
         low = line.lower()
         candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
         if candidate:
-            stamp, command, _ = classify(line, low)
-            if stamp is not None or command:
+            date, cmd, _ = classify(line, low)
+            if date is not None or cmd:
                 line = ""
         if line and header_kind(line) is None:
             tab = line.rfind("\t")

@@ -303,7 +303,7 @@ def test_numbers_on_a_line_the_date_pattern_picks_vary_unless_they_make_it_a_dat
     # `spoof 5/26 18 2 last mac 00:08:02:...` (an OmniSwitch page) is a date candidate but not
     # a date line: its numbers may vary, and each match checks the line again, since a value
     # that makes it a date (day 23 below) makes the full scan start a snapshot there.
-    text = ("Ip:\n    Forwarding: 2\n    {n}1 total packets received\n    7 reassemblies required\n"
+    text = ("$ netstat -s\nIp:\n    Forwarding: 2\n    {n}1 total packets received\n    7 reassemblies required\n"
             "    3 packets reassembled ok\nMon Nov {n} 17:14:25 UTC 2026\n    5 fragments received ok\n")
     for values, snaps, hits in (([91, 92, 93, 94, 95, 96], 6, 3), ([91, 92, 93, 94, 23, 96], 7, 2)):
         fresh_shapes.__init__()
@@ -312,7 +312,7 @@ def test_numbers_on_a_line_the_date_pattern_picks_vary_unless_they_make_it_a_dat
         assert len(want[0]) == snaps
         assert run(log, None, fast=True) == want
         assert fresh_shapes.hits == hits
-        assert [shape.checked for shape in fresh_shapes.order] == [(5,)]
+        assert [(shape.checked, shape.command) for shape in fresh_shapes.order] == [((6,), "$ netstat -s")]
 
 
 def test_a_quoted_paste_is_learnt_too(fresh_shapes):
