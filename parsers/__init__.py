@@ -13,7 +13,7 @@ from types import ModuleType
 
 from .base import forget_texts, read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
-from .shapes import Shapes, learn, read_alone, split_alone
+from .shapes import Shapes, learn, learn_silent, read_alone, split_alone
 from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
@@ -187,6 +187,13 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
     notes: List[str] = []
     for chunk in split(lines, notes, shapes):
         shape = chunk.fast
+        if shape is not None and shape.module is None:
+            # a text no parser reads whatever its numbers: skipped where the full path would skip it
+            if forced is None and shape.sig not in verdicts:
+                SILENT.skipped += 1
+                skip(chunk.line, "text with numbers that no parser recognizes")
+                continue
+            chunk.fast = shape = None           # read it in full
         if shape is not None:
             # a known shape: used when the full path would read it with the shape's parser and note
             if forced is not None:
@@ -221,7 +228,12 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             else:
                 text = "\n".join(chunk.lines)
                 silent = SILENT if shapes is not None else None
-                ranked = [] if silent is not None and silent.known(text) else detect_cached(text)
+                proven = silent is not None and silent.known(text)
+                ranked = [] if proven else detect_cached(text)
+                if proven and chunk.origin is not None and silent.first_known(text):
+                    shape = learn_silent(chunk.origin, chunk.taken_at, chunk.host, chunk.command, sig, detect)
+                    if shape is not None:
+                        shapes.add(shape)
                 if not ranked:
                     if silent is not None:
                         silent.heard(text, detect)

@@ -454,6 +454,42 @@ def _shape(region: str, runs, varying, nonzero, group_of, checked_line) -> Optio
     return shape
 
 
+def learn_silent(origin, taken_at: Optional[str], host: Optional[str], command: Optional[str], sig,
+                 detect: Callable[[str], list]) -> Optional[Shape]:
+    """A Shape for a text no parser reads (parsers/silent.py proved it so whatever its values),
+    or None: matched, the text is skipped as the full path skips it (its `module` is None).
+    Its numbers vary as a snapshot's do (_varying); read alone with every one of them
+    replaced by sentinels, and by zeros, it must still be one chunk that no parser detects."""
+    where = _region(origin, taken_at)
+    if where is None:
+        return None
+    head, region, prefix_lines = where
+    runs, vary, checked_line = _varying(region)
+    varying = {i for i, r in enumerate(runs) if r in vary}
+    for values in (lambda i: str(7_000_000_000_011 + 7919 * i), lambda i: "0"):
+        out, last = [head], 0
+        for i in sorted(varying):
+            a, b = runs[i]
+            out += [region[last:a], values(i)]
+            last = b
+        out.append(region[last:])
+        chunks = split_alone("".join(out))
+        if chunks is None or detect("\n".join(chunks[0].lines)):
+            return None
+    shape = _shape(region, runs, varying, (), {}, checked_line)
+    if shape is None:
+        return None
+    shape.dated = taken_at is not None
+    shape.prefix_lines = prefix_lines
+    shape.size = len(origin.text) * 2 + 4096
+    shape.module = shape.note = shape.os = shape.format = shape.forwarding = shape.ranked = shape.raw_ok = None
+    shape.sig, shape.forced, shape.host, shape.command = sig, False, host, command
+    shape.warnings, shape.v4, shape.v6, shape.raw = (), None, None, {}
+    shape.v4_slots = shape.v6_slots = shape.raw_slots = ()
+    shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
+    return shape
+
+
 def _plain(snap: Snapshot) -> dict:
     d = snap.to_dict()
     for k in ("source", "index", "line"):

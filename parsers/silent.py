@@ -9,7 +9,9 @@ digit inside a word, an address or an OID) is found silent (detect() gives no pa
 is tested as the shapes' numbers are (parsers/shapes.py): detected again with every value
 replaced by distinct sentinels, and by zeros; if no parser recognizes either, that form
 is remembered for the run and later texts of it are skipped at once. Keyed by the form
-itself (never a hash: a collision would lose a dump), within a size budget.
+itself (never a hash: a collision would lose a dump), within a size budget. The first
+text of a form proven so teaches the shapes its form (parsers/shapes.learn_silent), so
+that later ones are matched whole by the splitter, not even cut into lines.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ class Silent:
         self.forms: Dict[str, object] = {}       # form -> sightings (1), or the verdict (True / False)
         self.size = 0
         self.skipped = 0
+        self.shaped: set = set()                 # forms a shape was learnt from (parsers/shapes.learn_silent)
         self._last = ("", "")                    # (text, form) of the last text asked about
 
     def known(self, text: str) -> bool:
@@ -39,6 +42,15 @@ class Silent:
             self.skipped += 1
             return True
         return False
+
+    def first_known(self, text: str) -> bool:
+        """True the first time a text of a form known() proved silent is met: the time to learn
+        its shape, so that later ones are matched whole and not even cut into lines."""
+        form = self._form(text)
+        if form in self.shaped:
+            return False
+        self.shaped.add(form)
+        return True
 
     def heard(self, text: str, detect: Callable[[str], list]) -> None:
         """`text` was found silent (detect(text) is empty): the second time its form is, test
@@ -52,6 +64,7 @@ class Silent:
         if seen is None:
             if self.size + len(form) > MAX_KEPT:
                 self.forms.clear()
+                self.shaped.clear()
                 self.size = 0
             self.forms[form] = 1
             self.size += len(form)

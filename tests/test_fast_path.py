@@ -228,6 +228,12 @@ def test_text_no_parser_reads_is_skipped_without_detection_once_proven(fresh_sha
     got = [json.dumps(s.to_dict()) for s in parsers.iter_parse(log, skipped=skipped)]
     assert (got, skipped) == (want, skipped_full)
     assert len(skipped) == 30 and silent.skipped == 28
+    # from the third, the mail's shape is learnt (parsers/shapes.learn_silent): the rest are
+    # matched whole, as the RHEL dumps are; with --os the mail is read in full by that parser
+    assert [shape.key for shape in fresh_shapes.order if shape.module is None] == ["Hi,\n\nthe job ran "]
+    assert fresh_shapes.hits >= 2 * 30 - 8
+    for os_name in (None, "linux", "bsd"):
+        assert run(log, os_name, fast=True) == run(log, os_name, fast=False)
 
 
 def test_a_silent_form_is_kept_only_when_other_numbers_are_silent_too():
