@@ -50,7 +50,7 @@ from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter, classify,
-                   _lead, fast_date, header_kind)
+                   _lead, fast_date, header_kind, never_a_date)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
@@ -416,7 +416,7 @@ def _varying(region: str):
             mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
             if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
                 vary.update(mine)
-                if candidate:
+                if candidate and (_CAND_COMMAND.search(low) or not never_a_date(line)):
                     checked_line.update((r, n) for r in mine)
         at = end + 1
     return runs, vary, checked_line

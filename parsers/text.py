@@ -313,6 +313,13 @@ def parse_date_line(line: str) -> Optional[Stamp]:
     return None
 
 
+def never_a_date(line: str) -> bool:
+    """True when no digits in place of this line's make it a date line (parse_date_line,
+    classify): its text, decoration aside, starts with neither a letter nor a digit."""
+    s = clean(line).strip(_DECOR)
+    return s[:1] != "" and not s[0].isalnum()
+
+
 def parse_time_only(line: str) -> Optional[Tuple[int, int, int]]:
     """Windows `time /t` prints only `03:06 AM`: returns (h, m, s) for such a line."""
     m = _TIME_ONLY.match(line.strip(_DECOR))

@@ -9,7 +9,7 @@ import re
 
 from parsers.shapes import MAX_DIGITS, Shape, _plain, _DIGITS_B
 from parsers.text import (_CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, MAX_LINE, _lead, classify, fast_date,
-                          header_kind)
+                          header_kind, never_a_date)
 
 _RUN = re.compile(r"[0-9]+")
 
@@ -70,7 +70,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
             if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
                 vary.update(mine)
-                if candidate:
+                if candidate and (_CAND_COMMAND.search(low) or not never_a_date(line)):
                     checked_line.update((r, n) for r in mine)
         at = end + 1
     candidates = [i for i, r in enumerate(runs) if r in vary]

@@ -321,6 +321,29 @@ def test_numbers_on_a_line_the_date_pattern_picks_vary_unless_they_make_it_a_dat
         assert [(shape.checked, shape.command) for shape in fresh_shapes.order] == [((6,), "$ netstat -s")]
 
 
+def test_a_line_that_is_never_a_date_stays_so_whatever_its_digits():
+    """shapes._varying checks a candidate line again at each match unless text.never_a_date
+    proves no digits make it a date: every candidate line of every fixture it says so of,
+    given digits that make dates (days, hours, years, an epoch), is still no boundary."""
+    from parsers.text import _CAND_DATE, classify, never_a_date
+    assert never_a_date('"IpReasmReqds":30,') and not never_a_date("  [fe80::1%9]:8080")
+    assert not never_a_date("spoof 5/26 18 2 last mac 00:08:02:e2:17:70")
+    assert not never_a_date("Mon Nov 99 17:14:25 UTC 2026") and not never_a_date("  12:30:45 2024-01-02")
+    rng = random.Random(5)
+    values = ["0", "1", "07", "12", "23", "31", "59", "1999", "2024", "1700000000", "123456789012"]
+    proven = 0
+    for raw, _ in FIXTURES:
+        for line in decode(raw.read_bytes()).split("\n"):
+            stamp, command, _ = classify(line)
+            if stamp is not None or command or not _CAND_DATE.search(line.lower()) or not never_a_date(line):
+                continue
+            proven += 1
+            for _ in range(20):
+                other = re.sub(r"[0-9]+", lambda m: rng.choice(values), line)
+                assert classify(other)[:2] == (None, False), (line, other)
+    assert proven > 10
+
+
 def test_a_quoted_paste_is_learnt_too(fresh_shapes):
     text = "> Ip:\n>     Forwarding: 2\n>     {n} total packets received\n>     {n} reassemblies required\n" \
            ">     3 packets reassembled ok\n"
