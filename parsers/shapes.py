@@ -48,6 +48,7 @@ from . import _shapere
 from ._shapere import MAX_DIGITS   # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
 from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
+from .paste import clean as paste_clean
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter, classify,
                    _lead, fast_date, header_kind, never_a_date)
@@ -67,7 +68,7 @@ class Shape:
     __slots__ = ("rx", "strip", "dated", "key", "lines", "checked", "prefix_lines", "size",
                  "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
                  "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
-                 "by_command", "keys", "headers", "ranked", "raw_ok")
+                 "by_command", "keys", "headers", "ranked", "raw_ok", "spec", "cleans")
 
     def match(self, text: str, at: int, limit: int):
         """The match of this shape at `at` (the snapshot's first line after its date line), or None."""
@@ -86,7 +87,8 @@ class Shape:
                 while n < k:
                     start = text.index("\n", start) + 1
                     n += 1
-                stamp, command, _ = classify(text[start:text.index("\n", start)])
+                line = text[start:text.index("\n", start)]
+                stamp, command, _ = classify(paste_clean(line + "\n")[:-1] if self.cleans else line)
                 if stamp is not None or command:
                     return None
         return m
@@ -138,7 +140,9 @@ class Shapes:
         self.any = False
         self.longest = 0
         self.hits = 0
+        self.twin_hits = 0                  # of those, by twins for text as pasted (learn_raw)
         self.seen: Dict[tuple, int] = {}    # full-path readings by shape, every text of the run
+        self.twinned: set = set()           # shapes a twin for text not cleaned yet was sought for (twin())
 
     def lookup(self, dated: bool, key: str) -> List[Shape]:
         return self.by_key.get((dated, key), ())
@@ -147,10 +151,30 @@ class Shapes:
         if len(self.order) >= MAX_SHAPES:
             old = self.order.pop(0)
             self.by_key[(old.dated, old.key)].remove(old)
+            self.twinned.discard(old)
         self.order.append(shape)
         self.by_key.setdefault((shape.dated, shape.key), []).insert(0, shape)
         self.any = True
         self.longest = max(self.longest, shape.size)
+
+    def twin(self, shape: Shape, raw: str, cleaned: str, a: int, b: int) -> None:
+        """`shape` matched cleaned[a:b] (whole lines), cleaned by paste.clean from `raw`: learn,
+        once per shape, its twin for that text as it comes, not cleaned (learn_raw)."""
+        self.twinned.add(shape)
+        at = pos = 0
+        start = None
+        for line in raw.splitlines(keepends=True):
+            if pos == a:
+                start = at
+            if pos >= b:
+                break
+            pos += len(paste_clean(line))
+            at += len(line)
+        if start is None or pos != b or raw[start:at] == cleaned[a:b] or paste_clean(raw[start:at]) != cleaned[a:b]:
+            return
+        twin = learn_raw(shape, raw[start:at], cleaned[a:b])
+        if twin is not None:
+            self.add(twin)
 
     def wants(self, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
         """True the second time a snapshot of this shape (module, digits aside) is read in full
@@ -451,6 +475,8 @@ def _shape(region: str, runs, varying, nonzero, group_of, checked_line) -> Optio
     shape.key = _lead(region, 0)
     shape.lines = region.count("\n")
     shape.checked = tuple(sorted({checked_line[r] for i, r in enumerate(runs) if i in varying and r in checked_line}))
+    shape.spec = tuple((i in nonzero, i in group_of) if i in varying else None for i in range(len(runs)))
+    shape.cleans = False
     return shape
 
 
@@ -488,6 +514,75 @@ def learn_silent(origin, taken_at: Optional[str], host: Optional[str], command: 
     shape.v4_slots = shape.v6_slots = shape.raw_slots = ()
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
     return shape
+
+
+def learn_raw(shape: Shape, raw: str, clean: str) -> Optional[Shape]:
+    """A twin of `shape` for `raw`, the text (its lines after the date line) paste.clean made
+    `clean` of, which `shape` matched: it matches the text as pasted (a flattened `nstat -j`,
+    Markdown escapes, a PDF page line), so that text needs no cleaning, and gives what `shape`
+    gives of its cleaned text. Its numbers are the raw text's runs that clean() carries to
+    `shape`'s varying ones (found with sentinels), in the same order; with every one of them
+    at sentinels, 0, 1 and 19 digits, clean() must make of it `shape`'s text with the same
+    numbers (as raw_safety, the shortest and longest runs stand for all lengths). Lines
+    `shape` classifies again at each match are cleaned alone first (Shape.match), so they must
+    be lines of their own in both texts. None when any of this does not hold."""
+    if shape.spec is None:
+        return None
+    if shape.checked:
+        # lines to classify again at each match: cleaned one by one, so each must be the same line
+        raw_lines, clean_lines = raw.split("\n"), clean.split("\n")
+        if len(raw_lines) != len(clean_lines) or \
+                any(paste_clean(raw_lines[k] + "\n") != clean_lines[k] + "\n" for k in shape.checked):
+            return None
+    rruns = [(m.start(), m.end()) for m in _RUN.finditer(raw)]
+    cruns = [(m.start(), m.end()) for m in _RUN.finditer(clean)]
+    if len(cruns) != len(shape.spec):
+        return None
+
+    def put(text: str, runs, values: dict) -> str:
+        out, last = [], 0
+        for i in sorted(values):
+            a, b = runs[i]
+            out += [text[last:a], values[i]]
+            last = b
+        out.append(text[last:])
+        return "".join(out)
+    marks = {i: str(6_100_000_000_007 + 7919 * i) for i in range(len(rruns))}
+    marked = paste_clean(put(raw, rruns, marks))
+    got = [m.group(0) for m in _RUN.finditer(marked)]
+    if len(got) != len(cruns):
+        return None
+    run_of = {v: i for i, v in marks.items()}
+    varying, nonzero, group_of, to_raw = set(), set(), {}, {}
+    last = -1
+    for j, spec in enumerate(shape.spec):
+        if spec is None:
+            continue
+        i = run_of.get(got[j], -1)
+        if i <= last:
+            return None             # clean() made that number, or moved it
+        last = to_raw[j] = i
+        varying.add(i)
+        if spec[0]:
+            nonzero.add(i)
+        if spec[1]:
+            group_of[i] = len(group_of)
+    for value in (lambda j: str(6_300_000_000_011 + 104_729 * j), lambda j: "0", lambda j: "1",
+                  lambda j: "9" * MAX_DIGITS):
+        values = {j: "1" if shape.spec[j][0] and value(j) == "0" else value(j) for j in to_raw}
+        if paste_clean(put(raw, rruns, {to_raw[j]: v for j, v in values.items()})) != put(clean, cruns, values):
+            return None
+    twin = _shape(raw, rruns, varying, nonzero, group_of, {})
+    if twin is None:
+        return None
+    for name in Shape.__slots__:
+        if name not in ("rx", "strip", "key"):
+            setattr(twin, name, getattr(shape, name))
+    twin.size = max(shape.size, len(raw) * 2 + 4096)
+    twin.raw_ok = True
+    twin.cleans = True
+    twin.spec = None
+    return twin
 
 
 def _plain(snap: Snapshot) -> dict:

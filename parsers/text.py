@@ -399,7 +399,7 @@ class FastChunk:
     """A snapshot matched whole by a known shape (parsers/shapes.py): the same Chunk a full
     scan would give, its lines cut only when someone asks for them."""
     __slots__ = ("fast", "groups", "taken_at", "host", "line", "command", "text", "start", "end", "body",
-                 "skip", "_lines", "_stamp")
+                 "skip", "cleans", "_lines", "_stamp")
     origin = None
 
     def __init__(self, shape, groups, taken_at, line, text, start, end, body):
@@ -412,6 +412,7 @@ class FastChunk:
         self.text, self.start, self.end = text, start, end   # its text is text[start:end], cut when asked for
         self.body = body        # where the shape's match starts in that (after the date line)
         self.skip = shape.prefix_lines   # command lines between that and the lines parsers read
+        self.cleans = shape.cleans       # its text is as pasted: paste.clean() gives what the parsers read
         self._lines = None
         self._stamp = None
 
@@ -425,6 +426,8 @@ class FastChunk:
         if self._lines is None:
             src = self.src
             at = self.body
+            if self.cleans:
+                src, at = paste.clean(src[at:]), 0
             for _ in range(self.skip):
                 at = src.index("\n", at) + 1
             self._lines = _lines(src[at:])
@@ -633,6 +636,8 @@ class Splitter:
         # text from this offset on is not cleaned yet (paste.normalize_later): what the full
         # scan reads is cleaned first (_settle_ahead); the shapes read it as it is where that is the same
         self.unsettled: Optional[int] = None
+        self._cleaned = None        # (offset, raw, cleaned) of the last text _settle changed: a shape
+                                    # matched in it may get a twin for the text as pasted (Shapes.twin)
 
     # ---------------------------------------------------------------- feeding
 
@@ -681,6 +686,11 @@ class Splitter:
         raw = text[start:limit]
         cleaned = paste.clean(raw)
         self.unsettled = limit if limit < len(text) else None
+        last = self._cleaned
+        if last is not None and last[0] + len(last[2]) == start and len(last[1]) < BLOCK:
+            self._cleaned = (last[0], last[1] + raw, last[2] + cleaned)     # a snapshot cleaned in parts
+        elif cleaned is not raw:
+            self._cleaned = (start, raw, cleaned)
         if cleaned is raw:
             return limit
         self.text = text[:start] + cleaned + text[limit:]
@@ -775,6 +785,7 @@ class Splitter:
             if self.unsettled is not None:
                 self.unsettled = max(0, self.unsettled - cut)
             self._ahead -= cut
+            self._cleaned = None
 
     # ---------------------------------------------------------------- the fast path
 
@@ -803,6 +814,8 @@ class Splitter:
     def _try(self, shape, body: int, limit: int, final: bool, raw: Optional[int]):
         """(match, what _ends says) for `shape` at `body`, or (match, _RAW) when it matches text
         not cleaned yet (from `raw` on) that it may not read as it is; None when it does not match."""
+        if shape.cleans and (raw is None or body < raw):
+            return None                 # a twin for text as pasted: text cleaned already is not that
         m = shape.match(self.text, body, limit)
         if m is None:
             return None
@@ -899,10 +912,16 @@ class Splitter:
                         and (shape.host is None or shape.host == pchunk.host)):
                     break                # a second grep of the pending one's moment: the full scan merges
                 yield pchunk
+            cleaned = self._cleaned
+            if cleaned is not None and cleaned[0] <= body and end <= cleaned[0] + len(cleaned[2]) \
+                    and not shape.cleans and shape not in shapes.twinned:
+                shapes.twin(shape, cleaned[1], cleaned[2], body - cleaned[0], end - cleaned[0])
             counted = self.counted
             line = counted[1] if counted[0] == at else self._line_of(at)
             self.pending = (FastChunk(shape, m.groups(), taken_at, line, text, at, end, body - at), shape)
             shapes.hits += 1
+            if shape.cleans:
+                shapes.twin_hits += 1
             self.counted = (end, line + shape.lines + (taken_at is not None))
             at = end
             if known:

@@ -224,6 +224,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.key = _lead(region, 0)
     shape.lines = region.count("\n")
     shape.checked = tuple(sorted({checked_line[r] for i, r in enumerate(runs) if i in varying and r in checked_line}))
+    shape.spec = tuple((i in nonzero, i in group_of) if i in varying else None for i in range(len(runs)))
+    shape.cleans = False
     shape.prefix_lines = prefix_lines
     shape.size = len(text) * 2 + 4096
     shape.module, shape.note, shape.sig, shape.forced = module, note, sig, forced

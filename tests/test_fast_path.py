@@ -470,6 +470,28 @@ def test_pasted_damage_in_a_cron_log_is_cleaned_where_the_shapes_meet_it(kind, e
     assert len(want[0]) >= 80
     assert run(log, None, fast=True) == want
     assert fresh_shapes.hits >= 40 if every > 1 else fresh_shapes.hits >= 60   # all mangled: the shapes still read them
+    # mangled snapshots of a shape met once cleaned are read as pasted by its twin
+    # (shapes.learn_raw; where every one is mangled, the shapes mostly meet text cleaned ahead)
+    if every > 1:
+        assert fresh_shapes.twin_hits >= 5
+    assert _streamed(log) == want
+
+
+@pytest.mark.parametrize("name", ["linux/netns-nstat-j-a-one-line.txt", "linux/blog-nstat-j-increments.txt",
+                                  "huawei/h3c_comware_markdown_escaped.txt"])
+def test_a_paste_cleaned_every_time_is_read_as_pasted_by_a_twin(name, fresh_shapes):
+    """A flattened `nstat -j` (re-cut at its JSON keys) or a Markdown-escaped dump in every
+    snapshot of a mixed cron log: once its shape matched the cleaned text, its twin
+    (shapes.learn_raw) reads the text as pasted, and every snapshot is still what the full
+    path makes of it, whole or streamed."""
+    pasted = decode((NETSTAT / name).read_bytes())
+    other = decode((NETSTAT / "linux" / "tcpmon-netstat-rhel-zero-omitted.txt").read_bytes())
+    log = cron_log([pasted, other], 60)
+    want = run(log, None, fast=False)
+    assert len(want[0]) == 60
+    assert run(log, None, fast=True) == want
+    assert fresh_shapes.twin_hits >= 20
+    assert [s for s in fresh_shapes.order if s.cleans]
     assert _streamed(log) == want
 
 
