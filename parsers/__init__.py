@@ -230,7 +230,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
                 silent = SILENT if shapes is not None else None
                 proven = silent is not None and silent.known(text)
                 ranked = [] if proven else detect_cached(text)
-                if proven and chunk.origin is not None and silent.first_known(text):
+                if proven and chunk.origin is not None and shapes.wants_silent(silent.form(text)):
                     shape = learn_silent(chunk.origin, chunk.taken_at, chunk.host, chunk.command, sig, detect)
                     if shape is not None:
                         shapes.add(shape)

@@ -163,7 +163,10 @@ class Shapes:
         self.twinned.add(shape)
         at = pos = 0
         start = None
-        for line in raw.splitlines(keepends=True):
+        lines = raw.split("\n")
+        for k, line in enumerate(lines):
+            if k < len(lines) - 1:
+                line += "\n"
             if pos == a:
                 start = at
             if pos >= b:
@@ -175,6 +178,14 @@ class Shapes:
         twin = learn_raw(shape, raw[start:at], cleaned[a:b])
         if twin is not None:
             self.add(twin)
+
+    def wants_silent(self, form: str) -> bool:
+        """True the first time in this run a text of this silent form (parsers/silent.py) is
+        proven so: the time to learn its shape (learn_silent)."""
+        key = ("silent", hash(form))
+        n = self.seen.get(key, 0) + 1
+        self.seen[key] = n
+        return n == 1
 
     def wants(self, origin, module_name: str, note: Optional[str], forced: bool) -> bool:
         """True the second time a snapshot of this shape (module, digits aside) is read in full

@@ -31,40 +31,29 @@ class Silent:
         self.forms: Dict[str, object] = {}       # form -> sightings (1), or the verdict (True / False)
         self.size = 0
         self.skipped = 0
-        self.shaped: set = set()                 # forms a shape was learnt from (parsers/shapes.learn_silent)
         self._last = ("", "")                    # (text, form) of the last text asked about
 
     def known(self, text: str) -> bool:
         """True when `text`'s form was proven silent: no parser reads it, whatever its numbers."""
         if not self.forms or len(text) > MAX_TEXT:
             return False
-        if self.forms.get(self._form(text)) is True:
+        if self.forms.get(self.form(text)) is True:
             self.skipped += 1
             return True
         return False
-
-    def first_known(self, text: str) -> bool:
-        """True the first time a text of a form known() proved silent is met: the time to learn
-        its shape, so that later ones are matched whole and not even cut into lines."""
-        form = self._form(text)
-        if form in self.shaped:
-            return False
-        self.shaped.add(form)
-        return True
 
     def heard(self, text: str, detect: Callable[[str], list]) -> None:
         """`text` was found silent (detect(text) is empty): the second time its form is, test
         the form with other numbers."""
         if len(text) > MAX_TEXT:
             return
-        form = self._form(text)
+        form = self.form(text)
         seen = self.forms.get(form)
         if seen is True or seen is False:
             return
         if seen is None:
             if self.size + len(form) > MAX_KEPT:
                 self.forms.clear()
-                self.shaped.clear()
                 self.size = 0
             self.forms[form] = 1
             self.size += len(form)
@@ -81,8 +70,8 @@ class Silent:
         # the form itself is the text with every value 0
         self.forms[form] = not detect(form) and not detect(other(lambda i: str(7_000_000_000_011 + 7919 * i)))
 
-    def _form(self, text: str) -> str:
-        """The text with its values made 0 (heard() after known() of one text makes it once)."""
+    def form(self, text: str) -> str:
+        """The text with its values made 0 (made once for heard() or the shapes after known())."""
         last = self._last
         if last[0] is not text:
             last = self._last = (text, _VALUE.sub("0", text))
