@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 
 from . import _shapere
 from ._shapere import MAX_DIGITS   # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
@@ -231,14 +232,13 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     original = [region[a:b] for a, b in runs]
 
     def substitute(tokens, values) -> str:
-        out, last = [], 0
+        out, last = [head], 0
         for i in tokens:
             a, b = runs[i]
-            out.append(region[last:a])
-            out.append(values[i])
+            out += (region[last:a], values[i])
             last = b
         out.append(region[last:])
-        return head + "".join(out)
+        return "".join(out)
 
     ran: Dict[str, Optional[dict]] = {}
 
@@ -251,9 +251,10 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     want = read(text)
     if want is None or want != _plain(snap) or want["host"] != host or want["prompt_host"] != host:
         return None
-    sentinels = {i: str(7_000_000_000_011 + 7919 * i) for i in range(len(runs))}
-    others = {i: str(9_000_000_000_017 + 104_729 * i) for i in range(len(runs))}
-    zeros = {i: "0" for i in range(len(runs))}
+    # only candidates are ever replaced (so only their sentinels can be groups)
+    sentinels = {i: str(7_000_000_000_011 + 7919 * i) for i in candidates}
+    others = {i: str(9_000_000_000_017 + 104_729 * i) for i in candidates}
+    zeros = dict.fromkeys(candidates, "0")
     by_sentinel = {v: i for i, v in sentinels.items()}
 
     def slots_of(out: dict) -> Dict[tuple, int]:
@@ -426,33 +427,31 @@ def _varying(region: str):
     lines that decide where snapshots start, not before a tab; and of those, the line of each
     on a line the date or command patterns pick (Shape.checked)."""
     runs = [(m.start(), m.end()) for m in _RUN.finditer(region)]
+    starts = [a for a, _ in runs]
     vary = set()
     checked_line: Dict[Tuple[int, int], int] = {}   # a run on a date or command candidate line -> its line
     at = 0
-    first = 0                   # runs[first:] start at or after the line's start
+    first = 0                   # runs[first:stop] are the line's (a run never holds a newline)
     for n, line in enumerate(region.split("\n")):
         end = at + len(line)
-        while first < len(runs) and runs[first][0] < at:
-            first += 1
-        low = line.lower()
-        candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
-        if candidate:
-            date, cmd, _ = classify(line, low)
-            if date is not None or cmd:
-                line = ""           # a boundary line: its digits stay literal
-        if line and header_kind(line) is None:
-            tab = line.rfind("\t")
-            spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
-            here = []
-            for r in runs[first:]:
-                if r[0] >= end:
-                    break
-                here.append(r)
-            mine = [r for r in here if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
-            if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
-                vary.update(mine)
-                if candidate and (_CAND_COMMAND.search(low) or not never_a_date(line)):
-                    checked_line.update((r, n) for r in mine)
+        stop = bisect_left(starts, end, first)
+        if stop > first:        # a line without digits has none to vary
+            low = line.lower()
+            candidate = _CAND_DATE.search(low) or _CAND_COMMAND.search(low)
+            if candidate:
+                date, cmd, _ = classify(line, low)
+                if date is not None or cmd:
+                    line = ""           # a boundary line: its digits stay literal
+            if line and header_kind(line) is None:
+                tab = line.rfind("\t")
+                spans = [(at + m.start(), at + m.end()) for m in _VALUE.finditer(line)]
+                mine = [r for r in runs[first:stop]
+                        if r[0] - at > tab and any(a <= r[0] and r[1] <= b for a, b in spans)]
+                if len(line) + sum(MAX_DIGITS - (b - a) for a, b in mine) < MAX_LINE:
+                    vary.update(mine)
+                    if candidate and (_CAND_COMMAND.search(low) or not never_a_date(line)):
+                        checked_line.update((r, n) for r in mine)
+            first = stop
         at = end + 1
     return runs, vary, checked_line
 
