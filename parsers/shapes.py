@@ -35,6 +35,11 @@ every real-form case and a generated cron log and requires the same output):
   snapshot of that signature the verdict reached from the shape's detection scores, kept
   only when its numbers do not change them (parsers/__init__.py checks before using it).
 
+Text no parser reads gets a shape too, once parsers/silent.py has proven its form silent
+(learn_silent: matched, it is skipped), and a paste that clean() changes every time gets a
+twin for the text as pasted (learn_raw, Shapes.twin: matched, it gives what its shape
+gives of the cleaned text, without cleaning).
+
 The regular expression checks where the digit runs are (`.{n}+` between `\\d{1,19}+`, ASCII mode);
 the digit-free bytes of what it matched must equal the template's (memcmp), which with
 equal segment lengths proves every other character equal.
