@@ -636,8 +636,9 @@ class Splitter:
         # text from this offset on is not cleaned yet (paste.normalize_later): what the full
         # scan reads is cleaned first (_settle_ahead); the shapes read it as it is where that is the same
         self.unsettled: Optional[int] = None
-        self._cleaned = None        # (offset, raw, cleaned) of the last text _settle changed: a shape
-                                    # matched in it may get a twin for the text as pasted (Shapes.twin)
+        self._cleaned = None        # (offset, raw, cleaned): the text the last settles cleaned, from the
+                                    # last that changed it on; a shape matched in it may get a twin for
+                                    # the text as pasted (Shapes.twin)
 
     # ---------------------------------------------------------------- feeding
 
