@@ -237,13 +237,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     original = [region[a:b] for a, b in runs]
 
     def substitute(tokens, values) -> str:
-        out, last = [head], 0
-        for i in tokens:
-            a, b = runs[i]
-            out += (region[last:a], values[i])
-            last = b
-        out.append(region[last:])
-        return "".join(out)
+        return _put(head, region, runs, tokens, values)
 
     ran: Dict[str, Optional[dict]] = {}
 
@@ -404,6 +398,18 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     return shape
 
 
+def _put(head: str, text: str, runs, tokens, values) -> str:
+    """`head` and `text` with the digit runs `tokens` (indexes into `runs`, in order) replaced
+    by `values[i]`."""
+    out, last = [head], 0
+    for i in tokens:
+        a, b = runs[i]
+        out += (text[last:a], values[i])
+        last = b
+    out.append(text[last:])
+    return "".join(out)
+
+
 def _region(origin, taken_at: Optional[str]):
     """(date line, the rest, how many command lines lead the rest) of a snapshot's text, or
     None when it cannot be a shape (control bytes, damage, a date line not its own)."""
@@ -507,14 +513,9 @@ def learn_silent(origin, taken_at: Optional[str], host: Optional[str], command: 
     head, region, prefix_lines = where
     runs, vary, checked_line = _varying(region)
     varying = {i for i, r in enumerate(runs) if r in vary}
-    for values in (lambda i: str(7_000_000_000_011 + 7919 * i), lambda i: "0"):
-        out, last = [head], 0
-        for i in sorted(varying):
-            a, b = runs[i]
-            out += [region[last:a], values(i)]
-            last = b
-        out.append(region[last:])
-        chunks = split_alone("".join(out))
+    tokens = sorted(varying)
+    for values in ({i: str(7_000_000_000_011 + 7919 * i) for i in tokens}, dict.fromkeys(tokens, "0")):
+        chunks = split_alone(_put(head, region, runs, tokens, values))
         if chunks is None or detect("\n".join(chunks[0].lines)):
             return None
     shape = _shape(region, runs, varying, (), {}, checked_line)
@@ -555,13 +556,7 @@ def learn_raw(shape: Shape, raw: str, clean: str) -> Optional[Shape]:
         return None
 
     def put(text: str, runs, values: dict) -> str:
-        out, last = [], 0
-        for i in sorted(values):
-            a, b = runs[i]
-            out += [text[last:a], values[i]]
-            last = b
-        out.append(text[last:])
-        return "".join(out)
+        return _put("", text, runs, sorted(values), values)
     marks = {i: str(6_100_000_000_007 + 7919 * i) for i in range(len(rruns))}
     marked = paste_clean(put(raw, rruns, marks))
     got = [m.group(0) for m in _RUN.finditer(marked)]
