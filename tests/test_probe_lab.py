@@ -164,6 +164,26 @@ def test_cached_pmtu_and_two_targets_in_one_run():
         assert (v6["family"], v6["pmtu"], v6["pmtu_method"], v6["hop"]) == ("ipv6", 1400, "icmp", "fd00:1::1")
 
 
+@pytest.mark.parametrize("name", ["noecho", "blackhole"])
+def test_many_addresses_of_one_host_in_one_run_all_exact(name):
+    """32 targets that are one host (its routers and the target keep Linux's ICMP rate
+    limits): the budgets they share toward one prober (the target's port unreachables,
+    the routers' 'fragmentation needed' and 'time exceeded') must not cost any target its
+    exact answer. Without --port: the TCP probes go to port 80, closed, answered by RSTs."""
+    with lab.scenario(name) as L:
+        addrs = L.add_addresses(32)
+        res = L.run(L.client, [MSSDIAG, "probe", "--json", *addrs], timeout=60)
+        assert res.returncode == 0, res.stderr
+        out = [json.loads(x) for x in res.stdout.splitlines()]
+        assert [d["target"] for d in out] == addrs
+        want = [L.expect[k] for k in ("pmtu", "pmtu_method", "black_hole", "hop")]
+        for d in out:
+            assert [d[k] for k in ("pmtu", "pmtu_method", "black_hole", "hop")] == want, json.dumps(d, indent=1)
+            assert d["errors"] == [], d["errors"]
+        if name == "noecho":
+            assert {d["probe_method"] for d in out} == {"tcp"}
+
+
 def test_sockets_only_path():
     """--no-raw: UDP socket probes (IP_PMTUDISC_PROBE + IP_RECVERR) and TCP_INFO; says what it skipped."""
     with lab.scenario("bottleneck") as L:

@@ -137,3 +137,15 @@ def test_a_router_that_answered_another_target_is_not_a_black_hole():
     assert time.monotonic() - t0 >= 0.4
     assert (v.pmtu, v.method, v.black_hole, v.hop) == (1400, "inferred", False, "r1"), v
     assert v.rate_limited and "not a black hole" in v.rate_limited
+
+
+@pytest.mark.parametrize("udp_left", [0, 6])
+def test_tcp_is_preferred_to_udp_whose_answers_the_target_rate_limits(udp_left):
+    """Echo filtered. The target's port unreachables (UDP's answers) share one budget per
+    prober, whichever of its addresses was probed: used up by other targets of the run
+    (0 left) or not (6), a TCP probe's RST is the method, and the answer is exact."""
+    for seed in range(3):
+        path = Path(seed, echo=False, target_bucket=Bucket(1, 6, empty=not udp_left))
+        v = Search("ipv4", 1500, path.send, path.replies, timeout=0.2, tcp_port=80, icmp_wait=0.2).run()
+        assert (v.pmtu, v.method, v.black_hole, v.probe_method, v.echo_filtered) == (1400, "icmp", False, "tcp",
+                                                                                    True), (seed, v)

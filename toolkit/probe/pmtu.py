@@ -126,12 +126,19 @@ class Search:
 
     `reporters` is shared by every target of a run: router address -> next-hop MTUs it
     reported (0 for a "too big" without a usable MTU), so silence behind a router that
-    answered another target is not taken for a black hole. `cached_pmtu` is the path MTU
-    the kernel had learned for the target before the run. `stop` ends the search early."""
+    answered another target is not taken for a black hole.
+
+    `methods` in order of preference when several answer the first round. TCP comes before
+    UDP: a UDP probe's answer is an ICMP port unreachable, which the target rate-limits
+    toward one prober (Linux: 6, then 1 a second, whichever of its addresses was probed);
+    its RST to a TCP probe is not limited, so many targets on one host all get answers.
+
+    `cached_pmtu` is the path MTU the kernel had learned for the target before the run.
+    `stop` ends the search early."""
 
     def __init__(self, family: str, local_mtu: int, send: Callable[[str, int, int, int], None],
                  replies: "queue.Queue[Reply]", timeout: float = 1.0, tcp_port: Optional[int] = None,
-                 methods: Tuple[str, ...] = ("icmp", "udp", "tcp"), icmp_wait: float = ICMP_WAIT,
+                 methods: Tuple[str, ...] = ("icmp", "tcp", "udp"), icmp_wait: float = ICMP_WAIT,
                  cached_pmtu: Optional[int] = None, reporters: Optional[Dict[str, Set[int]]] = None,
                  stop: Optional[threading.Event] = None, path: Optional[tuple] = None,
                  placements: Optional[dict] = None):

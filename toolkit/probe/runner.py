@@ -139,18 +139,20 @@ class Job(JobBase):
         if method == "syn":
             data = self.syn_packet(size, key, ttl)
         else:
-            data = packets.build(self.family, method, self.source, self.address, size, key, ttl, self.open_port)
+            data = packets.build(self.family, method, self.source, self.address, size, key, ttl, self.tcp_port)
         self.engine.raw.send(self.family, data, self.address)
 
     def syn_packet(self, mss: int, key: int, ttl: int) -> bytes:
         from toolkit.probe import packets
         return packets.tcp_segment(self.family, self.source, self.address, packets.TCP_SPORT_BASE + key,
-                                   self.open_port or self.clamp_port, key * 7919, 0, packets.SYN, 65535,
+                                   self.tcp_port, key * 7919, 0, packets.SYN, 65535,
                                    packets.mss_option(mss), ttl=ttl, ident=key)
 
     @property
-    def clamp_port(self) -> int:
-        return self.opts.ports[0] if self.opts.ports else 80
+    def tcp_port(self) -> int:
+        """Where TCP probes go: a port that connected, else the first --port, else 80 (as
+        nmap's ACK ping). Open or closed, the target answers an ACK with a RST."""
+        return self.open_port or (self.opts.ports[0] if self.opts.ports else 80)
 
     def on_reply(self, r) -> None:
         if self.search is not None:
@@ -245,7 +247,7 @@ class Job(JobBase):
 
         if capture is not None:
             capture.watch(address, self.on_reply)
-            methods = ("icmp", "udp", "tcp")
+            methods = ("icmp", "tcp", "udp")
         else:
             from toolkit.probe.sockets import SocketTransport
             try:
@@ -256,7 +258,7 @@ class Job(JobBase):
             t = self.transport
             e.watch_fd(t.sock, selectors.EVENT_READ, lambda ev: [self.on_reply(x) for x in t.read()])
             methods = ("udp",)
-        search = Search(r.family, route.local_mtu, None, None, opts.timeout, self.open_port, methods,
+        search = Search(r.family, route.local_mtu, None, None, opts.timeout, self.tcp_port, methods,
                         icmp_wait=opts.icmp_wait, cached_pmtu=route.cached_pmtu, reporters=self.shared.reporters,
                         stop=self.shared.stop, path=(route.interface, route.gateway),
                         placements=self.shared.placements)
@@ -296,7 +298,7 @@ class Job(JobBase):
         distance = min(reached) if reached else (max(h["ttl"] for h in hops) if hops else 1)
         ours = route.local_mtu - (60 if r.family == "ipv6" else 40)
         r.clamp = yield from trace.clamp_location(search, ours, distance)
-        r.clamp["port"] = self.open_port or self.clamp_port
+        r.clamp["port"] = self.tcp_port
 
     def _pmtud(self, r: ProbeResult, route, raw: bool):
         """--pmtud-check on the first port that sent data."""
