@@ -12,7 +12,8 @@ audit_bench.py build theirs):
      every OS the parsers read, counters grown between the two);
   3. a directory of 1,000 hosts, one dump each (what a fleet collection holds).
 
-Each command runs as its own process (on one core with --pin); peak memory
+Each command runs as its own process (on one core with --pin, but `--hosts-what
+triage-j2`: `triage --jobs 2`, which is about two cores); peak memory
 is the whole process's max RSS (wait4). Beside them, on the same bytes: `mssdiag parse
 --format jsonl` (parsing alone: the part of each figure the parser costs), `grep -c -i
 reassembl` and a bare Python line loop (what reading the bytes costs at all).
@@ -46,9 +47,9 @@ LOOP = ("import sys\nn = 0\nfor path in sys.argv[1:]:\n    with open(path, 'rb')
 PIN = []
 
 
-def run(argv, repeat: int):
+def run(argv, repeat: int, pin: bool = True):
     """Median wall seconds, median CPU seconds and the largest peak RSS (MiB) of `repeat` runs."""
-    one_core = PIN
+    one_core = PIN if pin else []
     out = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -85,11 +86,13 @@ def measure(label: str, files, size: int, snaps: int, repeat: int, what=("triage
     rows = []
     cmds = {"triage": ("mssdiag triage --json", [MSSDIAG, "triage", *files, "--json"]),
             "table": ("mssdiag triage (table)", [MSSDIAG, "triage", *files]),
+            "triage-j2": ("mssdiag triage --json --jobs 2 (never pinned)", [MSSDIAG, "triage", *files, "--json",
+                                                                         "--jobs", "2"]),
             "diff": ("mssdiag diff --format jsonl", [MSSDIAG, "diff", *files, "--format", "jsonl"]),
             "parse": ("  mssdiag parse --format jsonl", [MSSDIAG, "parse", *files, "--format", "jsonl"])}
     for key in what:
         tool, argv = cmds[key]
-        w, c, rss = run(argv, repeat)
+        w, c, rss = run(argv, repeat, pin=key != "triage-j2")
         rows.append((label, tool, w, c, size / 2**20 / c, snaps / c, rss))
         print(f"  {label}: {tool}: {w:.2f} s wall, {c:.2f} s CPU, {rss:.0f} MiB", flush=True)
     for tool, argv in (("  grep -c -i reassembl", ["grep", "-c", "-i", "reassembl", *each]),

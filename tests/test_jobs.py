@@ -18,8 +18,9 @@ GOOD = "netstat -statistics -protocol ip\nip:\n    92  ipReasmReqds\n    46  ipR
 
 
 def mssdiag(*args, stdin=None):
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")      # triage's report date
     return subprocess.run([sys.executable, "-m", "toolkit", *args], cwd=ROOT, input=stdin, capture_output=True,
-                          timeout=600)
+                          timeout=600, env=env)
 
 
 def same(args, jobs=("2",), stdin=None):
@@ -66,6 +67,18 @@ def test_good_and_bad_files_same_output_errors_and_exit(mixed):
     assert any("binary.bin" in e for e in errors)
     assert all(e.startswith("mssdiag: ") for e in errors) and b"Traceback" not in one.stderr
     same(["diff", str(mixed), "--format", "jsonl"])
+
+
+def test_triage_is_the_same_with_workers(mixed):
+    """triage --jobs: the same report in every format, the same error lines and exit status,
+    on the fixture tree (cases with host.toml, saved probes, captures) and on good and bad
+    files mixed."""
+    one = same(["triage", str(FIXTURES), "--json"], jobs=("2", "0"))
+    assert len(json.loads(one.stdout)["hosts"]) > 20
+    same(["triage", str(mixed), "--format", "md"])
+    one = same(["triage", str(mixed), "--json"], jobs=("2", "3"))
+    assert one.returncode == 3 and b"Traceback" not in one.stderr
+    assert "empty.txt" in one.stderr.decode()
 
 
 def test_files_given_twice_missing_ones_and_stdin_keep_their_place(mixed):
@@ -247,3 +260,21 @@ def test_a_round_is_split_by_look_within_a_share_of_the_work(tmp_path):
     b = [i for i, part in enumerate(parts) if any(f[0].endswith("-b.txt") for f in part)]
     assert len(b) == 1
     assert inputs._look(files[1][0]) == inputs._look(files[2][0]) != inputs._look(files[0][0])
+
+
+def test_triage_library_reads_in_workers(monkeypatch):
+    """gather(jobs=2) really starts workers, and its hosts are those of one process."""
+    from toolkit import inputs, triage
+    started = []
+    real = inputs._Workers.start.__func__
+
+    def start(cls, *args, **kw):
+        w = real(cls, *args, **kw)
+        started.append(w is not None)
+        return w
+    monkeypatch.setattr(inputs._Workers, "start", classmethod(start))
+    flags = dict.fromkeys(["os", "release", "peer", "bandwidth_bps", "rtt_s", "loss", "mtu"])
+    one, _ = triage.gather([str(FIXTURES / "netstat")], flags, jobs=1)
+    two, _ = triage.gather([str(FIXTURES / "netstat")], flags, jobs=2)
+    assert started == [True]
+    assert [h.to_dict() for h in triage.run(two)] == [h.to_dict() for h in triage.run(one)]

@@ -151,8 +151,9 @@ BEFORE = """
 import json, sys
 from toolkit import output, snapjson
 snapjson.line = lambda snap: None
-def dumps(obj, indent=None, separators=None):
+def dumps(obj, indent=None, separators=None, level=0):
     text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    text = text.replace("\\n", "\\n" + " " * indent * level) if level else text
     return output._JSON_UNSAFE.sub(lambda m: "\\\\u%04x" % ord(m.group(0)), text)
 output.dumps = dumps
 output._Batch.SIZE = 0
@@ -212,6 +213,7 @@ def test_every_fixtures_triage_document_is_indented_as_json_dumps_does():
     for doc in docs:
         for indent in (2, 1, 4, "\t", 0):
             assert output.dumps(doc, indent=indent) == stdlib(doc, indent=indent)
+        assert output.dumps(doc, indent=2, level=2) == stdlib(doc, indent=2).replace("\n", "\n    ")
         nested += output.dumps(doc, indent=2).count("\n          ") > 0
     assert nested > 10, "no deeply nested document: the walk went untested"
 
@@ -237,6 +239,10 @@ def test_every_code_point_is_indented_and_escaped_the_same():
 def test_awkward_values_are_indented_as_the_standard_library_does(obj):
     for indent in (2, 0, 3, "\t", -1, " x "):
         assert output.dumps(obj, indent=indent) == stdlib(obj, indent=indent)
+        pad = " " * indent if isinstance(indent, int) else indent
+        for level in (1, 2, 5):      # nested that deep in a larger document (triage's hosts)
+            assert output.dumps(obj, indent=indent, level=level) == \
+                stdlib(obj, indent=indent).replace("\n", "\n" + pad * level), (indent, level)
 
 
 @pytest.mark.parametrize("obj", [{"p": [Point(1)]}, {"a": {"when": datetime(2026, 1, 1)}}, [[{1, 2}]], [object()],

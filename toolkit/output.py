@@ -31,19 +31,23 @@ def safe(value) -> str:
     return _UNSAFE.sub("?", str(value))
 
 
-def dumps(obj, indent=None, separators=None) -> str:
+def dumps(obj, indent=None, separators=None, level: int = 0) -> str:
     """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e).
 
     Byte for byte `json.dumps(obj, ensure_ascii=False, ...)` then those escapes; the one-line
     form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
     (see `_one_line`), the indented form is made by the C encoder too (see `_indented`), and
-    ASCII text, which holds none of those characters but DEL, is not scanned."""
+    ASCII text, which holds none of those characters but DEL, is not scanned. With `indent`,
+    `level` gives the text as it stands nested that deep in a larger document (every line
+    after the first `level` indents further in)."""
     if indent is None and separators is None and _c_encoder:
         text = _one_line(obj)
     elif indent is not None and separators is None and _c_encoder:
-        text = _indented(obj, indent)
+        text = _indented(obj, indent, level)
     else:
         text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+        if level and indent is not None:
+            text = text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
     if text.isascii() and "\x7f" not in text:
         return text
     return _JSON_UNSAFE.sub(_escape, text)
@@ -78,7 +82,7 @@ def _one_line(obj) -> str:
 _CONTAINERS = (list, tuple, dict)
 
 
-def _indented(obj, indent) -> str:
+def _indented(obj, indent, level: int = 0) -> str:
     """What `json.dumps(obj, ensure_ascii=False, indent=indent)` returns, made mostly by the C
     encoder. Python 3.11's C encoder ignores `indent` (json.dumps then encodes in Python, ~1 µs
     a value), but its item separator is any text: a container holding no container is encoded
@@ -89,9 +93,10 @@ def _indented(obj, indent) -> str:
         indent = " " * indent
     try:
         parts: list = []
-        _walk(obj, indent, 0, parts, {}, {})
+        _walk(obj, indent, level, parts, {}, {})
     except (TypeError, ValueError, RecursionError):
-        return json.dumps(obj, ensure_ascii=False, indent=indent)
+        text = json.dumps(obj, ensure_ascii=False, indent=indent)
+        return text.replace("\n", "\n" + indent * level) if level else text
     return "".join(parts)
 
 

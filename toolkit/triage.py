@@ -11,7 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from toolkit.hostfile import HostFacts
 from toolkit.hosts import KEEP, Builder, Host, walk
-from toolkit.inputs import Outcome, read
+from toolkit.inputs import Outcome, jobs_wanted, read
 from toolkit.probe.result import ProbeResult
 
 SCHEMA = "mssdiag.triage/1"
@@ -85,15 +85,17 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
            targets: Optional[List[str]] = None, error: Callable[[str], None] = lambda m: None,
            prober: Optional[Callable[..., List[ProbeResult]]] = None, ports: Sequence[int] = (),
            send_text: Optional[str] = None, host: Optional[str] = None,
-           probe_listed: bool = False, icmp_wait: Optional[float] = None) -> Tuple[List[Host], Outcome]:
+           probe_listed: bool = False, icmp_wait: Optional[float] = None,
+           jobs: int = 1) -> Tuple[List[Host], Outcome]:
     """Hosts with their evidence, as the host model groups it. Bad inputs get one error
     line each and are skipped. `host` (--host) makes every input one host. Targets are
     probed live when given on the command line; those a host file lists only with
-    `probe_listed` (--probe-targets): a customer's file never makes mssdiag send packets."""
+    `probe_listed` (--probe-targets): a customer's file never makes mssdiag send packets.
+    `jobs` (--jobs; 0: one per CPU) reads the dumps in worker processes (inputs.read)."""
     outcome = Outcome()
     inputs, facts = walk(paths, error, outcome.failed, hosts_file)
     model = Builder(facts, forced=host, note=error, keep=KEEP)
-    for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os")):
+    for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"), jobs=jobs_wanted(jobs)):
         model.add(s, inp.case)
     probes = saved_probes(inputs, outcome, error)
     live = list(targets or [])
@@ -173,5 +175,5 @@ def write_json(hosts: List[Host], out) -> None:
         return
     out.write(text[:text.rindex("[]")] + "[")
     for i, h in enumerate(hosts):
-        out.write(("," if i else "") + "\n    " + dumps(h.to_dict(), indent=2).replace("\n", "\n    "))
+        out.write(("," if i else "") + "\n    " + dumps(h.to_dict(), indent=2, level=2))
     out.write("\n  ]\n}\n")

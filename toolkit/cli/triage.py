@@ -42,6 +42,8 @@ def triage(
     fmt: str = typer.Option("table", "--format", "-f", help="table, json, md (Markdown for tickets) or html (one file)."),
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     output: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report here instead of stdout."),
+    jobs: int = typer.Option(1, "--jobs", "-j", metavar="N", help="Read dumps in N worker processes (0: one per CPU); "
+                             "the report is the same. Worth it for many hosts' files."),
 ) -> None:
     """Triage hosts: findings (code, evidence, confidence) and the exact commands to fix them.
 
@@ -61,6 +63,8 @@ def triage(
       mssdiag triage probe.json --bandwidth 10G --rtt 20ms --format md -o ticket.md
 
       mssdiag triage cases/ --format html -o report.html
+
+      mssdiag triage collected/ --jobs 0 --json -o fleet.json
 
     Exit status: 0 no problem found; 1 nothing could be read; 2 bad usage;
     3 some inputs could not be read; 4 at least one finding of severity "problem".

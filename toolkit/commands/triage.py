@@ -12,7 +12,8 @@ from toolkit.output import Stdout, error, write, write_atomic
 def triage(paths: List[str], target: List[str], probe_targets: bool, port: Optional[str], send: Optional[str],
            icmp_wait: Optional[float], hosts_file: Optional[str], host: Optional[str], os_name: Optional[str],
            release: Optional[str], peer: Optional[str], bandwidth: Optional[str], rtt: Optional[str],
-           loss: Optional[str], mtu: Optional[str], fmt: str, as_json: bool, output: Optional[str]) -> None:
+           loss: Optional[str], mtu: Optional[str], fmt: str, as_json: bool, output: Optional[str],
+           jobs: int = 1) -> None:
     """`mssdiag triage` (its help: toolkit/cli/triage.py)."""
     from toolkit import report, triage as lib
 
@@ -24,6 +25,8 @@ def triage(paths: List[str], target: List[str], probe_targets: bool, port: Optio
              "bandwidth_bps": _checked("--bandwidth", "bandwidth", bandwidth),
              "rtt_s": _checked("--rtt", "rtt", rtt), "loss": _checked("--loss", "loss", loss),
              "mtu": _checked("--mtu", "mtu", mtu)}
+    if jobs < 0:
+        raise BadValue(f"{jobs} is below 0 (0 means one per CPU)", "--jobs")
     if not paths and not target and not hosts_file:
         error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
         raise Exit(2)
@@ -32,7 +35,7 @@ def triage(paths: List[str], target: List[str], probe_targets: bool, port: Optio
         error(f"--icmp-wait {icmp_wait:g}: not a number of seconds from 0 to 120")
         raise Exit(2)
     hosts, outcome = lib.gather(list(paths or []), flags, hosts_file, list(target), error, ports=ports, send_text=text,
-                                host=host, probe_listed=probe_targets, icmp_wait=icmp_wait)
+                                host=host, probe_listed=probe_targets, icmp_wait=icmp_wait, jobs=jobs)
     if not hosts:
         error("no host could be triaged from the inputs")
         raise Exit(1)
