@@ -20,7 +20,17 @@ $(STAMP): setup.cfg pyproject.toml scripts/help_cache.py scripts/regex_cache.py
 	$(BIN)/python -m compileall -q toolkit parsers
 	touch $(STAMP)
 
-demo: $(STAMP)
+# Made at install (above); made again after a source edit, which leaves them stale (a stale help
+# cache is not wrong, only slow: typer renders the help, 0.2 s instead of 0.02 s)
+HELP_CACHE := toolkit/commands/_help.py
+SOURCES := $(shell find toolkit parsers -name '*.py' ! -name '_help.py' ! -name '_regex_built.py')
+
+$(HELP_CACHE): $(SOURCES) | $(STAMP)
+	$(BIN)/python scripts/regex_cache.py || echo "regex cache not made: patterns compile at start-up"
+	$(BIN)/python scripts/help_cache.py || echo "help cache not made: mssdiag --help renders through typer"
+	$(BIN)/python -m compileall -q toolkit parsers
+
+demo: $(STAMP) $(HELP_CACHE)
 	$(BIN)/mssdiag parse fixtures/cases/demo/vos-host/netstat-stcp.txt
 	$(BIN)/mssdiag diff fixtures/cases/demo/vos-host/netstat-stcp.txt
 	@# exit 4 = problems found, which is what the sample case is for
@@ -30,11 +40,11 @@ demo: $(STAMP)
 system-deps:
 	@scripts/system-deps.sh
 
-test: $(STAMP) system-deps
+test: $(STAMP) $(HELP_CACHE) system-deps
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 # Figures beside grep / tracepath / scamper (docs/benchmarks.md). bench-probe needs root.
-bench: $(STAMP)
+bench: $(STAMP) $(HELP_CACHE)
 	$(BIN)/python benchmarks/parse_bench.py
 	$(BIN)/python benchmarks/startup_bench.py
 
