@@ -71,3 +71,56 @@ def test_the_rest_goes_to_tabulate():
         assert output._plain_cells(rows, headers) is None
         assert output.table_text(rows, headers) == by_tabulate(rows, headers)
     assert output._plain_cells([["web1", 1]], headers) == ([["web1", "1"]], {1})
+
+
+# --- calc's "plain" tables (output.plain_table) ---
+
+def ragged(seed):
+    rows, _ = random_table(seed)
+    rnd = random.Random(seed)
+    return [r[:rnd.randint(1, len(r))] if rnd.random() < 0.3 else r for r in rows]
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_random_plain_tables_are_tabulates(seed):
+    rows = ragged(seed)
+    try:
+        want = tabulate(rows, tablefmt="plain")
+    except ValueError:          # "True" among numbers: tabulate's own error, still raised
+        with pytest.raises(ValueError):
+            output.plain_table(rows)
+        return
+    assert output.plain_table(rows) == want, rows
+
+
+def test_random_plain_tables_are_written_without_tabulate_often_enough():
+    """The comparison above is worth something only if many of them are written here."""
+    assert sum(output._plain_rows(ragged(seed)) is not None for seed in range(300)) > 50
+
+
+CALC = [["mss", "--mtu", "1500"], ["mss", "--mtu", "1500", "--encap", "pppoe"], ["mss", "--mtu", "9000", "--family", "ipv6"],
+        ["mss", "--mtu", "576"], ["mss", "--mtu", "1500", "--encap", "vlan,gre,ipsec"], ["transfer", "--size", "1M", "--mss", "1460"],
+        ["transfer", "--size", "10k", "--mss", "536,1460"], ["transfer", "--size", "1G", "--mss", "1460", "--window", "64k"],
+        ["bdp", "--bandwidth", "10G", "--rtt", "20ms"], ["bdp", "--bandwidth", "100M", "--rtt", "250ms"],
+        ["mathis", "--mss", "1460", "--rtt", "20ms", "--loss", "0.01%"], ["mathis", "--mss", "536", "--rtt", "1s", "--loss", "0.1"]]
+
+
+@pytest.mark.parametrize("args", CALC, ids=" ".join)
+def test_calc_tables_are_tabulates(monkeypatch, capsys, args):
+    """Every calc table as tabulate wrote it before, and written without tabulate."""
+    from toolkit.commands import calc
+    shown = []
+    real = output.plain_table
+
+    def plain(rows):
+        shown.append(rows)
+        return real(rows)
+    monkeypatch.setattr(output, "plain_table", plain)
+    from toolkit.cli import main
+    monkeypatch.setattr("sys.argv", ["mssdiag", "calc", *args])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code in (0, None), capsys.readouterr().err
+    assert len(shown) == 1 and capsys.readouterr().out == tabulate(shown[0], tablefmt="plain") + "\n"
+    assert output._plain_rows(shown[0]) is not None, "left to tabulate"
+    assert calc is not None

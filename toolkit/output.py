@@ -386,10 +386,12 @@ def _plain_cells(rows: Sequence[Sequence], headers: Sequence[str]):
     return cells, right
 
 
-def simple_table(cells: Sequence[Sequence[str]], headers: Sequence[str], right=frozenset()) -> str:
+def simple_table(cells: Sequence[Sequence[str]], headers: Sequence[str], right=frozenset(),
+                 headers_shown: bool = True) -> str:
     """tabulate's "simple" table of text cells: the `right` columns aligned right, the others
-    left; each column as wide as its widest cell or its header and two spaces."""
-    widths = [len(h) + 2 for h in headers]
+    left; each column as wide as its widest cell or its header and two spaces. Without
+    `headers_shown`, its "plain" table: the cells alone, as wide as they are."""
+    widths = [len(h) + 2 if headers_shown else 0 for h in headers]
     for r in cells:
         for i, v in enumerate(r):
             if len(v) > widths[i]:
@@ -397,7 +399,33 @@ def simple_table(cells: Sequence[Sequence[str]], headers: Sequence[str], right=f
 
     def line(r):
         return "  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip()
-    return "\n".join([line(headers), "  ".join("-" * w for w in widths)] + [line(r) for r in cells])
+    head = [line(headers), "  ".join("-" * w for w in widths)] if headers_shown else []
+    return "\n".join(head + [line(r) for r in cells])
+
+
+def plain_table(rows: Sequence[Sequence]) -> str:
+    """`tabulate(rows, tablefmt="plain")` (calc's tables), the same bytes, without importing
+    tabulate where every cell is an int, None or printable ASCII text and no column would be
+    read as numbers for its text (a column whose text all looks like a number, "0.01" or
+    "1e3": tabulate rewrites those) — tests/test_output_table.py."""
+    plain = _plain_rows(rows)
+    if plain is not None:
+        cells, right = plain
+        return simple_table(cells, [""] * len(cells[0]), right, headers_shown=False)
+    from tabulate import tabulate
+    return tabulate(rows, tablefmt="plain")
+
+
+def _plain_rows(rows: Sequence[Sequence]):
+    """_plain_cells of rows of any length (tabulate fills the short ones), or None where
+    plain_table leaves them to tabulate."""
+    n = max((len(r) for r in rows), default=0)
+    full = [tuple(r) + (None,) * (n - len(r)) for r in rows]
+    plain = _plain_cells(full, [""] * n) if full else None
+    if plain is None or any(all(v is None or type(v) is int or _numeric(v) for v in col)
+                            and any(type(v) is str for v in col) for col in zip(*full)):
+        return None
+    return plain
 
 
 def _numeric(text: str) -> bool:

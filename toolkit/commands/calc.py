@@ -24,8 +24,8 @@ def _show(data: dict, rows, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(dumps(data) + "\n")
     else:
-        from tabulate import tabulate
-        sys.stdout.write(tabulate(rows, tablefmt="plain") + "\n")
+        from toolkit.output import plain_table
+        sys.stdout.write(plain_table(rows) + "\n")
 
 
 def mss(mtu: str, encap: str, family: str, ip_options: int, tcp_options: int, as_json: bool) -> None:
