@@ -46,8 +46,8 @@ def dumps(obj, indent=None, separators=None, level: int = 0) -> str:
         text = _indented(obj, indent, level)
     else:
         text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
-        if level and indent is not None:
-            text = text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
+        if indent is not None:
+            text = _nested(text, indent, level)
     if text.isascii() and "\x7f" not in text:
         return text
     return _JSON_UNSAFE.sub(_escape, text)
@@ -95,9 +95,15 @@ def _indented(obj, indent, level: int = 0) -> str:
         parts: list = []
         _walk(obj, indent, level, parts, {}, {})
     except (TypeError, ValueError, RecursionError):
-        text = json.dumps(obj, ensure_ascii=False, indent=indent)
-        return text.replace("\n", "\n" + indent * level) if level else text
+        return _nested(json.dumps(obj, ensure_ascii=False, indent=indent), indent, level)
     return "".join(parts)
+
+
+def _nested(text: str, indent, level: int) -> str:
+    """json.dumps' indented `text` as it stands `level` deep in a larger document."""
+    if not level:
+        return text
+    return text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
 
 
 def _walk(o, indent: str, level: int, parts: list, markers: dict, leaves: dict) -> None:
@@ -386,12 +392,11 @@ def _plain_cells(rows: Sequence[Sequence], headers: Sequence[str]):
     return cells, right
 
 
-def simple_table(cells: Sequence[Sequence[str]], headers: Sequence[str], right=frozenset(),
-                 headers_shown: bool = True) -> str:
+def simple_table(cells: Sequence[Sequence[str]], headers: Optional[Sequence[str]], right=frozenset()) -> str:
     """tabulate's "simple" table of text cells: the `right` columns aligned right, the others
     left; each column as wide as its widest cell or its header and two spaces. Without
-    `headers_shown`, its "plain" table: the cells alone, as wide as they are."""
-    widths = [len(h) + 2 if headers_shown else 0 for h in headers]
+    `headers` (None), its "plain" table: the cells alone, as wide as they are."""
+    widths = [len(h) + 2 for h in headers] if headers is not None else [0] * len(cells[0])
     for r in cells:
         for i, v in enumerate(r):
             if len(v) > widths[i]:
@@ -399,7 +404,7 @@ def simple_table(cells: Sequence[Sequence[str]], headers: Sequence[str], right=f
 
     def line(r):
         return "  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip()
-    head = [line(headers), "  ".join("-" * w for w in widths)] if headers_shown else []
+    head = [line(headers), "  ".join("-" * w for w in widths)] if headers is not None else []
     return "\n".join(head + [line(r) for r in cells])
 
 
@@ -411,7 +416,7 @@ def plain_table(rows: Sequence[Sequence]) -> str:
     plain = _plain_rows(rows)
     if plain is not None:
         cells, right = plain
-        return simple_table(cells, [""] * len(cells[0]), right, headers_shown=False)
+        return simple_table(cells, None, right)
     from tabulate import tabulate
     return tabulate(rows, tablefmt="plain")
 

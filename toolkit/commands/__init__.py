@@ -29,6 +29,12 @@ class BadValue(Exception):
         self.message, self.hint = message, hint
 
 
+def check_jobs(jobs: int) -> None:
+    """--jobs (parse, diff, triage): 0 is one per CPU, below 0 is refused."""
+    if jobs < 0:
+        raise BadValue(f"{jobs} is below 0 (0 means one per CPU)", "--jobs")
+
+
 def version_line() -> str:
     import toolkit
     return f"mssdiag {toolkit.__version__}"

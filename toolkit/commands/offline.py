@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from toolkit.commands import BadValue, Exit
+from toolkit.commands import BadValue, Exit, check_jobs
 from toolkit.output import FORMATS, emit, error
 
 TYPE_CHECKING = False
@@ -15,8 +15,7 @@ if TYPE_CHECKING:      # the parsers and the library are imported inside the com
 
 
 def _check(fmt: str, as_json: bool, os_name: Optional[str], jobs: int = 1) -> str:
-    if jobs < 0:
-        raise BadValue(f"{jobs} is below 0 (0 means one per CPU)", "--jobs")
+    check_jobs(jobs)
     if as_json:
         fmt = "json"
     if fmt not in FORMATS:

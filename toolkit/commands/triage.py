@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from typing import List, Optional
 
-from toolkit.commands import BadValue, Exit
+from toolkit.commands import BadValue, Exit, check_jobs
 from toolkit.commands.ports import ports_and_text
 from toolkit.output import Stdout, error, write, write_atomic
 
@@ -25,8 +25,7 @@ def triage(paths: List[str], target: List[str], probe_targets: bool, port: Optio
              "bandwidth_bps": _checked("--bandwidth", "bandwidth", bandwidth),
              "rtt_s": _checked("--rtt", "rtt", rtt), "loss": _checked("--loss", "loss", loss),
              "mtu": _checked("--mtu", "mtu", mtu)}
-    if jobs < 0:
-        raise BadValue(f"{jobs} is below 0 (0 means one per CPU)", "--jobs")
+    check_jobs(jobs)
     if not paths and not target and not hosts_file:
         error("nothing to triage: give dumps, probe files, case directories, --hosts FILE or --target ADDRESS")
         raise Exit(2)
