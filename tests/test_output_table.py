@@ -69,7 +69,7 @@ def test_the_rest_goes_to_tabulate():
     headers = ["host", "share"]
     for rows in ([["web1", 0.5]], [["web1", True]], [["wéb1", 1]], [["a\tb", 1]], [["True", 1]]):
         assert output._plain_cells(rows, headers) is None
-        assert output.table_text(rows, headers) == by_tabulate(rows, headers)
+        assert output.table_text(rows, headers) == by_tabulate(as_table_rows(rows), headers)   # text made safe
     assert output._plain_cells([["web1", 1]], headers) == ([["web1", "1"]], {1})
 
 

@@ -76,7 +76,16 @@ def guarded(call) -> None:
     except (Exception, KeyboardInterrupt) as exc:
         _ended(exc)
         raise
+    finally:
+        _temporaries_removed()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _temporaries_removed() -> None:
+    """Whatever ended the run, no temporary file it was writing stays (output.write_atomic)."""
+    output = sys.modules.get("toolkit.output")      # not imported: nothing was written
+    if output is not None:
+        output.remove_temporaries()
 
 
 def _ended(exc: BaseException) -> None:
