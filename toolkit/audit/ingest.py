@@ -132,41 +132,46 @@ class _Entry:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def read_index(path: str, error: Callable[[str], None]) -> List[_Entry]:
+def read_index(path: str, error: Callable[[str], None], failed: List[str]) -> List[_Entry]:
     """A fleet index.jsonl; each bad line gets one error line and is skipped, the others are
     read. Lines end at a newline only (a U+2028 or U+0085 inside a name is no line break),
     and each is UTF-8 on its own: one damaged line costs that line."""
     out: List[_Entry] = []
+
+    def bad(n: int, why: str) -> None:       # the line is an input that could not be read (exit 3)
+        error(f"{path}: line {n}: {why}")
+        failed.append(f"{path}: line {n}")
     try:
         with open(path, "rb") as fh:
             lines = fh.read().split(b"\n")
     except OSError as exc:
         error(f"{path}: cannot read: {exc.strerror or exc}")
+        failed.append(path)
         return out
     folder = os.path.dirname(path)
     for n, raw in enumerate(lines, 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            error(f"{path}: line {n}: not UTF-8 (byte {raw[exc.start]:#04x} at {exc.start + 1}); line skipped")
+            bad(n, f"not UTF-8 (byte {raw[exc.start]:#04x} at {exc.start + 1}); line skipped")
             continue
         if not line.strip():
             continue
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            error(f"{path}: line {n}: not JSON: {exc.msg}")
+            bad(n, f"not JSON: {exc.msg}")
             continue
         if not isinstance(item, dict) or not isinstance(item.get("host"), str) or not item["host"].strip():
-            error(f"{path}: line {n}: needs \"host\" (a name) and \"status\" ({', '.join(STATUSES)})")
+            bad(n, f"needs \"host\" (a name) and \"status\" ({', '.join(STATUSES)})")
             continue
-        bad = "\\u" in line and _LONE_SURROGATE.search(json.dumps(item, ensure_ascii=False))
-        if bad:
-            error(f"{path}: line {n}: holds \\u{ord(bad.group()):04x}, a lone surrogate (not a character); line skipped")
+        lone = "\\u" in line and _LONE_SURROGATE.search(json.dumps(item, ensure_ascii=False))
+        if lone:
+            bad(n, f"holds \\u{ord(lone.group()):04x}, a lone surrogate (not a character); line skipped")
             continue
         status = item.get("status")
         if status not in STATUSES:
-            error(f"{path}: line {n}: status {status!r} is not one of {', '.join(STATUSES)}")
+            bad(n, f"status {status!r} is not one of {', '.join(STATUSES)}")
             continue
         when = item.get("time")
         if when is not None:
@@ -287,7 +292,7 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
     for inp in inputs:
         if inp.path != "-" and os.path.basename(inp.path) == INDEX:
             outcome.parsed.append(inp.path)
-            for e in read_index(inp.path, error):
+            for e in read_index(inp.path, error, outcome.failed):
                 t = epoch(e.time) if e.time else (os.stat(e.file).st_mtime if e.file and os.path.exists(e.file)
                                                   else os.stat(inp.path).st_mtime)
                 if e.file:

@@ -334,13 +334,16 @@ class Store:
         raise AssertionError("unreachable")
 
     def check(self) -> None:
-        """SQLite's own integrity check of every page, index and constraint: a damaged store is
-        refused (StoreError naming the first problem SQLite found), never reported from."""
+        """SQLite's own check of every page and b-tree (`PRAGMA quick_check`: integrity_check
+        but for the index entries against their rows, in linear time -- about 1.5 CPU s for a
+        month of 1,000 hosts, where integrity_check takes 6): a damaged store is refused
+        (StoreError naming the first problem SQLite found), never reported from."""
         try:
-            rows = self.db.execute("PRAGMA integrity_check(3)").fetchall()
+            rows = self.db.execute("PRAGMA quick_check(3)").fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: damaged ({exc}); restore it from a backup or start a new one") from None
-        problems = [r[0] for r in rows if r[0] != "ok"]
+        problems = [line for r in rows if r[0] != "ok" for line in str(r[0]).splitlines()
+                    if line.strip() and not line.startswith("***")]      # "*** in database main ***"
         if problems:
             raise StoreError(f"{self.path}: damaged: {problems[0]}" + (" (and more)" if len(problems) > 1 else "")
                              + "; restore it from a backup or start a new one")
@@ -617,7 +620,10 @@ class Store:
             "INSERT OR IGNORE INTO probes(host_id, t, moment, digest, source, vantage, target, address, family, pmtu,"
             " pmtu_method, black_hole, mss_port, mss_synack, mss_used, result, run_id)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (host_id, t, moment, digest(text.encode()), storable(source), storable(vantage), storable(result.target),
+            # the same result seen from two vantages at one moment is two probes
+            (host_id, t, moment, digest(text.encode() if vantage is None else f"{vantage}\0{text}".encode("utf-8",
+                                                                                             "surrogatepass")),
+             storable(source), storable(vantage), storable(result.target),
              storable(result.address),
              result.family, result.pmtu, result.pmtu_method, int(bool(result.black_hole)), mss.get("port"),
              mss.get("synack"), mss.get("used"), text, run_id))

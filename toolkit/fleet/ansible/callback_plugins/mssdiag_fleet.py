@@ -246,8 +246,12 @@ class CallbackModule(CallbackBase):
                 self._record(host, "failed", self._command(task), res.get("rc"), "the command printed nothing")
         elif step == "probe":
             out = _text(res.get("stdout"))
-            try:
-                json.loads(out)
+            try:                         # one JSON object a line, one line per target
+                lines = [ln for ln in out.split("\n") if ln.strip()]
+                if not lines:
+                    raise ValueError("nothing")
+                for ln in lines:
+                    json.loads(ln)
             except ValueError:
                 self._record(host, "failed", self._command(task), res.get("rc"),
                              "mssdiag probe printed no JSON" + (f": {_detail(res)}" if _detail(res) else ""))
