@@ -125,7 +125,7 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
 
 
 # Data one host brings that the store cannot hold costs that host (one line), never the run.
-_BAD_DATA = (ValueError, TypeError, sqlite3.InterfaceError, sqlite3.IntegrityError, sqlite3.DataError)
+_BAD_DATA = (ValueError, TypeError, OverflowError, sqlite3.InterfaceError, sqlite3.IntegrityError, sqlite3.DataError)
 
 
 def _work(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[str], None], now: float,
