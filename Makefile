@@ -6,15 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test system-deps bench bench-probe fast-spec clean
 
-$(STAMP): setup.cfg pyproject.toml scripts/help_cache.py scripts/regex_cache.py
+$(STAMP): setup.cfg pyproject.toml scripts/help_cache.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,fleet]'
-	@# the parsers' regular expressions compiled ahead of time (not in git; without it they compile at each start)
-	$(BIN)/python scripts/regex_cache.py || echo "regex cache not made: patterns compile at start-up"
 	@# `mssdiag ... --help` as typer prints it without a terminal, for the fast path (not in git;
-	@# without it help is rendered by typer each time, as on a terminal); after the regex
-	@# cache: a source file written after it makes it stale
+	@# without it help is rendered by typer each time, as on a terminal)
 	$(BIN)/python scripts/help_cache.py || echo "help cache not made: mssdiag --help renders through typer"
 	@# bytecode ahead of time: the first run (and a read-only checkout) starts without compiling
 	$(BIN)/python -m compileall -q toolkit parsers
@@ -23,10 +20,9 @@ $(STAMP): setup.cfg pyproject.toml scripts/help_cache.py scripts/regex_cache.py
 # Made at install (above); made again after a source edit, which leaves them stale (a stale help
 # cache is not wrong, only slow: typer renders the help, 0.2 s instead of 0.02 s)
 HELP_CACHE := toolkit/commands/_help.py
-SOURCES := $(shell find toolkit parsers -name '*.py' ! -name '_help.py' ! -name '_regex_built.py')
+SOURCES := $(shell find toolkit parsers -name '*.py' ! -name '_help.py')
 
 $(HELP_CACHE): $(SOURCES) | $(STAMP)
-	$(BIN)/python scripts/regex_cache.py || echo "regex cache not made: patterns compile at start-up"
 	$(BIN)/python scripts/help_cache.py || echo "help cache not made: mssdiag --help renders through typer"
 	$(BIN)/python -m compileall -q toolkit parsers
 
@@ -52,7 +48,6 @@ bench: $(STAMP) $(HELP_CACHE)
 # (tests/test_fast_cli.py fails until it is current), and the help the fast path prints
 fast-spec: $(STAMP)
 	$(BIN)/python scripts/fast_spec.py
-	$(BIN)/python scripts/regex_cache.py
 	$(BIN)/python scripts/help_cache.py
 	$(BIN)/python -m compileall -q toolkit/commands
 

@@ -10,6 +10,7 @@ import importlib
 import os
 from importlib.machinery import all_suffixes
 from types import ModuleType
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from .base import forget_texts, read_chunk, snapshot
 from .model import COUNTERS, Meta, ParseError, Snapshot
@@ -17,9 +18,6 @@ from .shapes import Shapes, learn, learn_silent, read_alone, split_alone
 from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 _SHARED = {"base", "model", "text", "paste", "shapes", "silent", "record"}
 

@@ -2,20 +2,18 @@
 from __future__ import annotations
 
 import re
+from typing import Callable, Dict, Iterable, List, Optional, TYPE_CHECKING, Tuple
 
-from ._regex import compiled
 from .model import ALL, Meta, ParseError, Reading, Snapshot, to_int
 from .text import Chunk, split
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
+if TYPE_CHECKING:
     from .model import Counters, LineParser
 
 # `   92  ipReasmReqds` (count first); a value may carry thousands grouping; anything glued
 # to it is kept so to_int can refuse it instead of dropping characters.
-COUNT_FIRST = compiled(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>\S.*?)\s*$")
+COUNT_FIRST = re.compile(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>\S.*?)\s*$")
 
 
 def value_of(label: str, value: str, reading: Reading) -> Optional[int]:

@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import re
+from typing import Callable, Dict, List, Optional, Tuple
 
-from ._regex import lazy
 from .record import factory, record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, List, Optional, Tuple
 
 # RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
 COUNTERS: Tuple[str, ...] = (
@@ -31,8 +28,7 @@ TRAFFIC: Tuple[str, ...] = (
 )
 ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
-if TYPE_CHECKING:
-    Counters = Dict[str, Optional[int]]
+Counters = Dict[str, Optional[int]]
 
 
 class ParseError(ValueError):
@@ -117,11 +113,11 @@ class Snapshot:
         }
 
 
-_PLAIN = lazy(r"[0-9]+", re.A)
+_PLAIN = re.compile(r"[0-9]+", re.A)
 # Thousands grouping as locales print it: one separator throughout, groups of exactly three
 # digits after a first group of one to three: 1,234,567  1.234.567  1 234 567, and the no-break
 # spaces (U+00A0, U+202F) French and other locales use.
-_GROUPED = lazy(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
+_GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
 MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
 
 
@@ -148,5 +144,4 @@ def to_int(text: str) -> int:
     return value
 
 
-if TYPE_CHECKING:
-    LineParser = Callable[[List[str]], Reading]
+LineParser = Callable[[List[str]], Reading]

@@ -18,15 +18,12 @@ IP group are skipped.
 from __future__ import annotations
 
 import re
+from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
-from ._regex import lazy
 from . import base
 from .model import Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Dict, List, Optional, Tuple
 
 META = Meta(
     name="snmp",
@@ -77,19 +74,19 @@ _COLUMNS = {"3": ("InReceives", "InReceives", False), "4": ("HCInReceives", "InR
 _BY_COLUMN_NAME = {name: col for col, (name, _, _) in _COLUMNS.items()}
 _ROW = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
 
-_LINE = lazy(
+_LINE = re.compile(
     r"(?:^|(?<=[\s/#+>:-]))(?:(?P<mib>IP-MIB|RFC1213-MIB)::)?"
     r"(?:(?P<name>ip[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)\.(?P<index>0|ipv4|ipv6|[12])"
     r"|(?:iso|\.?1)\.3\.6\.1\.2\.1\.4\.(?P<oid>[0-9]{1,2}\.0|31\.1\.1\.[0-9]{1,2}\.[12]))"
     r"[ \t]*(?:=[ \t]*)?(?:(?P<type>Counter32|Counter64|INTEGER|Gauge32|Integer32)[ \t]*:[ \t]*)?"
     r"(?P<value>[^\s].*?)[ \t]*$")
-_ENUM = lazy(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
+_ENUM = re.compile(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
 
-_DETECT = needs(lazy(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
+_DETECT = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
                      r"|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.(?:1[4-9]\.0|31\.1\.1\.(?:1[4-6]|2[7-9])\.[12])[ \t]"
                      r"|^[ \t]*ip(?:Reasm|Frag)[A-Za-z]+\.0[ \t]*="),
                 "-MIB::ip", ".3.6.1.2.1.4.", "ipReasm", "ipFrag", fold=False)
-_DETECT_WEAK = needs(lazy(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
+_DETECT_WEAK = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
                      "-MIB::ip", ".3.6.1.2.1.4.", fold=False)
 
 

@@ -326,7 +326,6 @@ def test_an_unwritable_stdout_ends_as_on_the_typer_path(help_cache, args):
 @pytest.mark.parametrize("args, absent", [
     (["--version"], {"typing", "re", "json", "enum", "toolkit.output"}),
     (["--help"], {"typing", "re", "json", "enum", "toolkit.output"}),
-    (["calc", "mss", "--mtu", "1500", "--json"], {"typing"}),
 ], ids=lambda a: " ".join(a) if isinstance(a, list) else "")
 def test_the_quickest_runs_stay_small(help_cache, args, absent):
     """`--version` and help import no more than the interpreter's own start does, `calc

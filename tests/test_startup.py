@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import toolkit
-from parsers._regex import LazyPattern, lazy
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "fixtures" / "cases" / "demo" / "vos-host" / "netstat-stcp.txt"
@@ -154,36 +153,6 @@ def test_plain_conversion_equals_typers():
                     outcome.append(("error", exc.format_message()))
             assert outcome[0] == outcome[1], (key, value, outcome)
         assert p.get_runtime_param().coerce(None, param=p, ctx=None) == typers.coerce(None, param=p, ctx=None)
-
-
-def test_lazy_pattern_compiles_on_first_use_and_matches_like_re():
-    rx = lazy(r"^\s*(?P<value>\d+)\s+(?P<label>.+?)\s*$", re.M)
-    assert isinstance(rx, LazyPattern) and "match" not in vars(rx)      # not compiled yet
-    text = "  12 fragments received\n 3 reassembled ok \nnothing"
-    ref = re.compile(r"^\s*(?P<value>\d+)\s+(?P<label>.+?)\s*$", re.M)
-    assert rx.match(text).groupdict() == ref.match(text).groupdict()
-    assert "match" in vars(rx)                                           # compiled once, kept
-    assert [m.group("label") for m in rx.finditer(text)] == [m.group("label") for m in ref.finditer(text)]
-    assert rx.findall(text) == ref.findall(text) and rx.sub("#", text) == ref.sub("#", text)
-    assert rx.search("x\n 5 y").group("value") == "5"
-    assert (rx.pattern, rx.flags, rx.groups, rx.groupindex) == (ref.pattern, ref.flags, ref.groups, ref.groupindex)
-
-
-def test_parser_modules_compile_nothing_at_import():
-    code = ("import re, sys\n"
-            "seen = []\n"
-            "real = re.compile\n"
-            "def spy(p, flags=0):\n"
-            "    name = sys._getframe(1).f_globals.get('__name__', '')\n"
-            "    if name.startswith('parsers.') and name.split('.')[1] not in ('text', 'base'):\n"
-            "        seen.append(name)\n"
-            "    return real(p, flags)\n"
-            "re.compile = spy\n"
-            "import parsers\n"
-            "print(sorted(set(seen)))\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]", f"parser modules compiling patterns at import: {done.stdout}"
 
 
 EXIT = """

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Dict, List, Optional
 
 from parsers.model import ALL, Meta, Snapshot
 from parsers.record import factory, record
 
 from toolkit.hosts import wraps
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Dict, List, Optional
 
 
 @record

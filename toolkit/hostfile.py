@@ -29,13 +29,11 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import Any, Dict, List, Optional
 
 from parsers.record import factory, record
 from toolkit import platforms
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Any, Dict, List, Optional
 
 HOST_FILE = "host.toml"
 PEERS = ("local", "non-local")

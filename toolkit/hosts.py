@@ -28,17 +28,14 @@ import os
 import re
 import stat
 from datetime import datetime, timezone
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
-from parsers._regex import compiled
 from parsers.model import ALL, Snapshot
 from parsers.record import factory, record
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 WRAP32 = 2 ** 32
 # A drop is a wrap only when the old value sat near the top of the counter's range and the
@@ -344,15 +341,15 @@ def _plain_size(entry: os.DirEntry) -> int:
 
 # ---------------------------------------------------------------------------- identity
 
-_ADDRESS = compiled(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
+_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
 # A file stem naming a host and a time: web1-0900, web1_2026-03-03, web1--2026-11-22T03:06Z, web1-before
-_STAMPED = compiled(
+_STAMPED = re.compile(
     r"^(?P<host>[A-Za-z][A-Za-z0-9.-]*?[A-Za-z0-9])(?:--|[-_.])(?P<when>"
     r"\d{8}(?:[T_-]?\d{4,6}Z?)?"
     r"|\d{4}-\d{2}-\d{2}(?:[T_ -]?\d{2}[:-]?\d{2}(?:[:-]?\d{2})?Z?)?"
     r"|\d{2}[:h-]?\d{2}(?:[:-]?\d{2})?"
     r"|before|after|pre|post|old|new|start|end|first|second|then|now)$", re.I)
-_EXTENSION = compiled(r"\.[A-Za-z][A-Za-z0-9]{0,4}")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}")
 # Stems that name what the file holds, not a host.
 _GENERIC = {"netstat", "netstats", "nstat", "dump", "dumps", "stats", "statistics", "output", "out", "log", "logs",
             "capture", "snapshot", "snap", "case", "ticket", "data", "before", "after", "host", "server", "file",

@@ -11,6 +11,7 @@ import os
 import sys
 from itertools import chain
 from collections import deque
+from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 import parsers
 from parsers.model import ParseError, Snapshot
@@ -19,10 +20,6 @@ from parsers.text import open_text
 from toolkit.hostfile import HostFacts
 from toolkit.hosts import HEAD, Input, read_head
 from toolkit.output import Encoded
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 
 @record

@@ -17,9 +17,7 @@ import os
 import re
 import sys
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
-    from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 FORMATS = ("table", "json", "jsonl")
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, TYPE_CHECKING
 
 from parsers.record import factory
 from parsers.record import record as record_class     # toolkit.capture.record is the flow records' module
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:     # the readers and the analysis load with analyze(): sniffing a file (hosts.walk, toolkit/capture/sniff.py) needs none
-    from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+if TYPE_CHECKING:
     from toolkit.capture.flows import Analyzer
     from toolkit.findings import Finding
 

@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import sys
+from typing import Callable, Optional, TypeVar
 
 from toolkit.commands import Exit
 from toolkit.output import dumps, error
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
-    from typing import Callable, Optional, TypeVar
-    T = TypeVar("T")
 
+T = TypeVar("T")
 
 def _parse(option: str, text: str, fn: Callable[[str], T]) -> T:
     try:

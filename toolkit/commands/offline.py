@@ -2,17 +2,16 @@
 from __future__ import annotations
 
 import sys
+from typing import Iterator, List, Optional, TYPE_CHECKING
 
 from toolkit.commands import BadValue, Exit, check_jobs
 from toolkit.output import FORMATS, emit, error
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # the parsers and the library are imported inside the commands: start-up stays light
-    from typing import Iterator, List, Optional
+
+if TYPE_CHECKING:
     from parsers.model import Snapshot
     from toolkit.diff import Delta
     from toolkit.inputs import Outcome
-
 
 def _check(fmt: str, as_json: bool, os_name: Optional[str], jobs: int = 1) -> str:
     check_jobs(jobs)
