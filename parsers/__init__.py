@@ -7,8 +7,7 @@ nothing heavy, so it loads fast and runs on any OS.
 from __future__ import annotations
 
 import importlib
-import os
-from importlib.machinery import all_suffixes
+import pkgutil
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -19,28 +18,12 @@ from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
 
-_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "record"}
-
-
-def _modules() -> List[str]:
-    """The names of this package's modules, as pkgutil.iter_modules finds them (which
-    imports inspect, ~7 ms, for inspect.getmodulename)."""
-    suffixes = sorted(all_suffixes(), key=len, reverse=True)
-    found = set()
-    for folder in __path__:
-        for entry in os.listdir(folder):
-            if os.path.isfile(os.path.join(folder, entry, "__init__.py")) and "." not in entry:
-                found.add(entry)
-            else:
-                name = next((entry[:-len(s)] for s in suffixes if entry.endswith(s)), None)
-                if name and name != "__init__" and "." not in name:
-                    found.add(name)
-    return sorted(found)
+_SHARED = {"base", "model", "text", "paste", "shapes", "silent"}
 
 
 def _discover() -> Dict[str, ModuleType]:
     found = {}
-    for name in _modules():
+    for name in sorted(m.name for m in pkgutil.iter_modules(__path__)):
         if name in _SHARED or name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{name}")

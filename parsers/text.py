@@ -7,12 +7,12 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import IO, Iterator, List, Optional, Tuple
 
 from . import paste
 from .model import ParseError
-from .record import record
 
 
 SNIFF = 4096
@@ -158,7 +158,7 @@ _TIME_ONLY = re.compile(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
 
-@record
+@dataclass
 class Stamp:
     when: datetime
     has_time: bool
@@ -363,7 +363,7 @@ def command_host(line: str) -> Optional[str]:
     return None
 
 
-@record
+@dataclass
 class Chunk:
     """The cleaned lines of one snapshot, with what surrounded it."""
     lines: List[str]
@@ -381,7 +381,7 @@ class Chunk:
         return self.stamp.iso() if self.stamp else None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Origin:
     text: str                # the snapshot's text (after paste.normalize), from its first line to its end
     body: int                # offset in `text` where the lines the parsers read begin
