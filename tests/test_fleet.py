@@ -500,3 +500,12 @@ def test_probe_never_templates_targets_vantages_or_paths(tmp_path):
     assert all(any("cannot resolve" in e for e in r["errors"]) for r in results)
     stored = rows(tmp_path / "a.sqlite", "SELECT DISTINCT vantage, target FROM probes")
     assert sorted(stored) == sorted(got)
+
+
+def test_values_for_ansible_that_are_not_utf8_are_refused_in_one_line(tmp_path):
+    inv = inventory(tmp_path / "inv.json", {"a": {}})
+    for args in ([b"--vantage", b"v\xe9", b"10.0.0.1"], [b"--vantage", b"all", b"t\xe9"]):
+        done = subprocess.run([sys.executable.encode(), b"-m", b"toolkit", b"fleet", b"probe", b"-i", bytes(inv),
+                               b"--no-install", *args], capture_output=True, cwd=ROOT)
+        err = done.stderr.decode("utf-8")                    # the byte itself is not echoed raw
+        assert done.returncode == 2 and len(err.splitlines()) == 1 and "not valid UTF-8" in err, err
