@@ -100,9 +100,14 @@ _CUTS = (
 _COUNTERS = re.compile(r"[0-9]")
 
 
+# InfluxDB line protocol (`nstat,host=h,name=snmp6 Ip6InReceives=5i,... 1742837823000000000`): one long
+# line by design, never a flattened dump
+_LINE_PROTOCOL = re.compile(r"[ \t>]*[A-Za-z_][\w.-]*(?:,[^\s,=]+=[^\s,]+)+[ \t]+[^\s,=]+=[^\s,]+,[^\s,=]+=")
+
+
 def _recut(line: str) -> str:
     """A flattened dump cut back into lines (unchanged when it does not look like one)."""
-    if len(_COUNTERS.findall(line, 0, 4096)) < 4:
+    if len(_COUNTERS.findall(line, 0, 4096)) < 4 or _LINE_PROTOCOL.match(line):
         return line
     for looks, cut in _CUTS:
         if looks.search(line):
