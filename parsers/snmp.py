@@ -90,8 +90,8 @@ _ENUM = re.compile(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
 
 _DETECT = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
                      r"|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.(?:1[4-9]\.0|31\.1\.1\.(?:1[4-6]|2[7-9])\.[12])[ \t]"
-                     r"|(?:^|[\s.])ip(?:Reasm(?:Reqds|OKs|Fails)|Frag(?:OKs|Fails|Creates))\.0(?:[ \t]*=|[ \t]+[0-9])"
-                     r"|(?:^|[\s.])ipSystemStats(?:Reasm|OutFrag)[A-Za-z]+(?:\.(?:ipv[46]|[12])|\[\"?(?:ipv[46]|[12])\"?\])"
+                     r"|(?:^|[\s.+/#>'\"-])ip(?:Reasm(?:Reqds|OKs|Fails)|Frag(?:OKs|Fails|Creates))\.0(?:[ \t]*=|[ \t]+[0-9])"
+                     r"|(?:^|[\s.+/#>'\"-])ipSystemStats(?:Reasm|OutFrag)[A-Za-z]+(?:\.(?:ipv[46]|[12])|\[\"?(?:ipv[46]|[12])\"?\])"
                      r"(?:[ \t]*=|[ \t]+[0-9])", re.M),
                 "-MIB::ip", ".3.6.1.2.1.4.", "ipReasm", "ipFrag", "ipSystemStats", fold=False)
 _DETECT_WEAK = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
