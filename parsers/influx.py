@@ -82,17 +82,8 @@ def _iso_ns(ts: str) -> Optional[str]:
         return None
 
 
-class _Moment:
-    def __init__(self, host: Optional[str], ts: Optional[str]) -> None:
-        self.values: Dict[str, Dict[str, Optional[int]]] = {}
-        self.hc: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
-        self.seen: Dict[Tuple[str, str, bool], str] = {}
-        self.reading = Reading(format="InfluxDB line protocol", ipv4=None, host=host,
-                               taken_at=_iso_ns(ts) if ts else None)
-
-
 def read(lines: List[str]) -> Reading:
-    moments: Dict[Tuple[Optional[str], Optional[str]], _Moment] = {}
+    moments: Dict[Tuple[Optional[str], Optional[str]], prometheus.Series] = {}
     for line in lines:
         m = _LINE.match(line)
         if m is None:
@@ -111,54 +102,15 @@ def read(lines: List[str]) -> Reading:
             if moment is None:
                 moment = moments.get((host, m["ts"]))
                 if moment is None:
-                    moment = moments[(host, m["ts"])] = _Moment(host, m["ts"])
-            _take(moment, field, shown, what)
-    out: List[Reading] = []
-    for moment in moments.values():
-        reading = moment.reading
-        for row in moment.values.values():
-            forw = row.pop("OutForw", None)
-            if "ForwDatagrams" not in row and forw is not None:
-                row["ForwDatagrams"] = forw
-        reading.ipv4 = moment.values.get("ipv4") or None
-        reading.ipv6 = moment.values.get("ipv6") or None
-        if reading.ipv4 is not None or reading.ipv6 is not None:
-            out.append(reading)
+                    moment = moments[(host, m["ts"])] = prometheus.Series(
+                        "InfluxDB line protocol", host, _iso_ns(m["ts"]) if m["ts"] else None)
+            number = shown[:-1] if shown[-1:] in ("i", "u") and shown[:-1].isdigit() else shown
+            moment.take(field, shown, number, what)
+    out = [r for r in (moment.finish() for moment in moments.values()) if r is not None]
     if not out:
         return Reading(format="InfluxDB line protocol", ipv4=None)
     out[0].parts = out[1:]
     return out[0]
-
-
-def _take(moment: _Moment, field: str, shown: str, what: Tuple[str, str, bool]) -> None:
-    family, counter, hc = what
-    reading = moment.reading
-    number = shown[:-1] if shown[-1:] in ("i", "u") and shown[:-1].isdigit() else shown
-    if counter == "forwarding":
-        reading.raw[field] = shown
-        flag = {"1": True, "2": False}.get(number)
-        if family == "ipv4" and flag is not None or reading.forwarding is None:
-            reading.forwarding = flag
-        return
-    if counter == "setting":
-        reading.raw[field] = shown
-        return
-    ident = (family, counter, hc)
-    row = moment.values.setdefault(family, {})
-    if ident in moment.seen:
-        if moment.seen[ident] != shown:
-            reading.warnings.append(f"{field!r} shown twice with different values ({moment.seen[ident]} and "
-                                    f"{shown}): counter unknown")
-            row[counter] = None
-        return
-    moment.seen[ident] = shown
-    reading.raw[field] = shown
-    value = prometheus.value_of(field, number, reading)
-    if hc:
-        moment.hc[family].add(counter)
-        row[counter] = value
-    elif counter not in moment.hc[family]:
-        row[counter] = value
 
 
 def parse(text: str):

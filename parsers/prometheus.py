@@ -186,17 +186,62 @@ def value_of(key: str, text: str, reading: Reading) -> Optional[int]:
     return None
 
 
-class _Host:
-    def __init__(self) -> None:
+class Series:
+    """The counters of one host (and time) as samples come: a counter shown twice with two
+    values is unknown, an HC (Counter64) twin wins over its 32-bit column. Shared with the
+    line-protocol reader (parsers/influx.py)."""
+
+    def __init__(self, fmt: str, host: Optional[str] = None, taken_at: Optional[str] = None) -> None:
         self.values: Dict[str, Dict[str, Optional[int]]] = {}
         self.hc: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
         self.seen: Dict[Tuple[str, str, bool], str] = {}
         self.stamps: set = set()
-        self.reading = Reading(format="Prometheus exposition", ipv4=None)
+        self.reading = Reading(format=fmt, ipv4=None, host=host, taken_at=taken_at)
+
+    def take(self, key: str, shown: str, number: str, what: Tuple[str, str, bool]) -> None:
+        """One sample: `shown` as printed (raw), `number` its value without a type suffix."""
+        family, counter, hc = what
+        reading = self.reading
+        if counter == "setting":
+            reading.raw[key] = shown
+            return
+        if counter == "forwarding":
+            reading.raw[key] = shown
+            flag = {"1": True, "2": False}.get(number)
+            if family == "ipv4" and flag is not None or reading.forwarding is None:
+                reading.forwarding = flag           # IPv4's flag says; IPv6's only where IPv4's is not shown
+            return
+        ident = (family, counter, hc)
+        row = self.values.setdefault(family, {})
+        if ident in self.seen:
+            if self.seen[ident] != shown:
+                reading.warnings.append(f"{key!r} shown twice with different values ({self.seen[ident]} and "
+                                        f"{shown}): counter unknown")
+                row[counter] = None
+            return
+        self.seen[ident] = shown
+        reading.raw[key] = shown
+        value = value_of(key, number, reading)
+        if hc:
+            self.hc[family].add(counter)
+            row[counter] = value
+        elif counter not in self.hc[family]:
+            row[counter] = value
+
+    def finish(self) -> Optional[Reading]:
+        """Its reading, or None when it holds no counter."""
+        reading = self.reading
+        for row in self.values.values():
+            forw = row.pop("OutForw", None)
+            if "ForwDatagrams" not in row and forw is not None:
+                row["ForwDatagrams"] = forw
+        reading.ipv4 = self.values.get("ipv4") or None
+        reading.ipv6 = self.values.get("ipv6") or None
+        return None if reading.ipv4 is None and reading.ipv6 is None else reading
 
 
 def read(lines: List[str]) -> Reading:
-    hosts: Dict[Optional[str], _Host] = {}
+    hosts: Dict[Optional[str], Series] = {}
     openmetrics = False
     for line in lines:
         if line.lstrip().startswith("#"):
@@ -214,49 +259,17 @@ def read(lines: List[str]) -> Reading:
         what = metric(name, labels)
         if what is None:
             continue
-        family, counter, hc = what
-        host = hosts.setdefault(host_of(labels), _Host())
-        reading = host.reading
+        family, counter, _ = what
+        host = hosts.setdefault(host_of(labels), Series("Prometheus exposition"))
         key = name + (f".{family}" if counter not in ("forwarding", "setting") and "ipSystemStatsIPVersion" in labels
                       or name.startswith("mssdiag_") else "")
         if m["ts"]:
             host.stamps.add(m["ts"])
-        shown = m["value"]
-        if counter == "setting":
-            reading.raw[key] = shown
-            continue
-        if counter == "forwarding":
-            reading.raw[key] = shown
-            flag = {"1": True, "2": False}.get(shown)
-            if family == "ipv4" and flag is not None or reading.forwarding is None:
-                reading.forwarding = flag           # IPv4's flag says; IPv6's only where IPv4's is not shown
-            continue
-        value = value_of(key, shown, reading)
-        ident = (family, counter, hc)
-        row = host.values.setdefault(family, {})
-        if ident in host.seen:
-            if host.seen[ident] != shown:
-                reading.warnings.append(f"{key!r} shown twice with different values ({host.seen[ident]} and "
-                                        f"{shown}): counter unknown")
-                row[counter] = None
-            continue
-        host.seen[ident] = shown
-        reading.raw[key] = shown
-        if hc:
-            host.hc[family].add(counter)
-            row[counter] = value
-        elif counter not in host.hc[family]:
-            row[counter] = value
+        host.take(key, m["value"], m["value"], what)
     out: List[Reading] = []
     for name, host in hosts.items():
-        reading = host.reading
-        for row in host.values.values():
-            forw = row.pop("OutForw", None)
-            if "ForwDatagrams" not in row and forw is not None:
-                row["ForwDatagrams"] = forw
-        reading.ipv4 = host.values.get("ipv4") or None
-        reading.ipv6 = host.values.get("ipv6") or None
-        if reading.ipv4 is None and reading.ipv6 is None:
+        reading = host.finish()
+        if reading is None:
             continue
         reading.host = name
         reading.format = "OpenMetrics" if openmetrics else "Prometheus exposition"
