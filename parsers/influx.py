@@ -49,7 +49,7 @@ _LINE = re.compile(r"^[ \t]*(?P<measurement>(?:[^\s,\\]|\\.)+)(?P<tags>(?:,(?:[^
 _PAIR = re.compile(r"(?P<key>(?:[^,=\\]|\\.)+)=(?P<value>\"(?:[^\"\\]|\\.)*\"|[^,]*)(?:,|$)")
 _HOST_TAGS = ("host", "hostname", "agent_host", "source")
 _DETECT = needs(re.compile(
-    r"^[ \t]*[A-Za-z_][\w.-]*(?:,\S+)?[ \t]+\S*?(?:(?<=[ ,])(?:Ip6?(?:Reasm|Frag)[A-Za-z]+|ip6?_(?:reasm|frag)[a-z]+))"
+    r"^[ \t]*[A-Za-z_][\w.-]*(?:,\S+)?[ \t]+(?:\S*,)?(?:Ip6?(?:Reasm|Frag)[A-Za-z]+|ip6?_(?:reasm|frag)[a-z]+)"
     r"=[0-9]", re.M), "IpReasm", "IpFrag", "Ip6Reasm", "Ip6Frag", "ip_reasm", "ip_frag", "ip6_reasm", "ip6_frag",
     fold=False)
 
