@@ -3,19 +3,16 @@ it loads ending in one line too, never a traceback."""
 from __future__ import annotations
 
 import signal
-import sys
 
-
-def _stop(signum, frame) -> None:
-    sys.stderr.write(f"mssdiag: {'interrupted' if signum == signal.SIGINT else 'terminated'}\n")
-    sys.exit(128 + signum)
+STOPS = {signal.SIGINT, signal.SIGTERM}
 
 
 def main() -> None:
-    # until the CLI is loaded an interrupt just ends the run; toolkit.cli.main then installs
-    # its own handlers, which let what is being written finish whole
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
+    # An interrupt while the CLI loads waits, blocked, until toolkit.cli.main has installed
+    # its handlers and unblocks it: it then ends the run as every interrupt does, in one
+    # line. (A handler that raised here could land inside an import, in the middle of
+    # defining a class, and come out as a traceback.)
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     from toolkit.cli import main as run
     try:
         run()

@@ -60,6 +60,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, raise_interrupted)
     signal.signal(signal.SIGTERM, raise_interrupted)
     try:
+        # an interrupt that came while the CLI loaded (held blocked by toolkit.entry) lands now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         if sys.stdout is None:
             raise OSError(9, "stdout is closed")
         code = app(prog_name="mssdiag", standalone_mode=False)

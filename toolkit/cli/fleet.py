@@ -139,7 +139,10 @@ def _store(folder: str, store: Optional[str], config: Optional[str], when: Optio
     opts = audit_run.Options(paths=[folder], store=store, now=when, argv=sys.argv[1:])
     try:
         return audit_run.run(opts, cfg, error)
-    except (Interrupted, OutputClosed):
+    except Interrupted:
+        error(f"{folder}: the collected files stay there (mssdiag audit run {folder} stores the rest)")
+        raise
+    except OutputClosed:
         raise
     except Exception as exc:
         error(f"{_reason(exc)}; the collected files stay in {folder}")
