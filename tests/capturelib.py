@@ -322,6 +322,113 @@ def actual(raw: Path, args: dict) -> dict:
     return summary([raw], [CAPTURES / p for p in args.get("second", [])], args.get("mtu", 1500))
 
 
+# ---- tshark as the truth, connection by connection ---------------------------------------
+TSHARK_FIELDS = ["frame.protocols", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport",
+                 "tcp.stream", "tcp.flags.syn", "tcp.options.mss_val", "tcp.len", "icmp.type", "icmp.code",
+                 "icmpv6.type", "ip.fragment.count", "ipv6.fragment.count"]
+
+
+def _last(value: str) -> str:
+    return value.split(",")[-1] if value else ""
+
+
+def tshark_connections(path) -> Dict[tuple, dict]:
+    """Per TCP connection direction as tshark sees it: {(src, sport, dst, dport, n): {"mss", "max_len",
+    "fragments", "ptb"}}, n counting connections of the same 4-tuple in order (tcp.stream)."""
+    import subprocess
+    out = subprocess.run(["tshark", "-n", "-r", str(path), "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
+                          *[x for f in TSHARK_FIELDS for x in ("-e", f)]],
+                         capture_output=True, text=True, timeout=300).stdout
+    streams: Dict[str, tuple] = {}       # tcp.stream -> (4-tuple, n)
+    seen: Dict[tuple, int] = {}
+    got: Dict[tuple, dict] = {}
+    ptbs = []
+    for line in out.splitlines():
+        v = dict(zip(TSHARK_FIELDS, line.split("\t")))
+        protos = v["frame.protocols"].split(":")
+        if "tcp" not in protos:
+            continue
+        inner = [p for p in protos[:protos.index("tcp")] if p in ("ip", "ipv6")]
+        if not inner:
+            continue
+        fam = inner[-1]
+        src, dst = _last(v[f"{fam}.src"]), _last(v[f"{fam}.dst"])
+        sport, dport = _last(v["tcp.srcport"]), _last(v["tcp.dstport"])
+        if not (src and dst and sport and dport):
+            continue
+        quad = (src, int(sport), dst, int(dport))
+        if "icmp" in protos or "icmpv6" in protos:
+            t4, c4, t6 = v["icmp.type"].split(",")[0], v["icmp.code"].split(",")[0], v["icmpv6.type"].split(",")[0]
+            if (t4, c4) == ("3", "4") or t6 == "2":
+                ptbs.append(quad)
+            continue
+        stream = _last(v["tcp.stream"])
+        if stream not in streams:
+            pair = (quad, (quad[2], quad[3], quad[0], quad[1]))
+            key = min(pair)
+            streams[stream] = (key, seen.get(key, 0))
+            seen[key] = seen.get(key, 0) + 1
+        key, n = streams[stream]
+        d = got.setdefault(quad + (n,), {"mss": None, "max_len": 0, "fragments": 0, "ptb": 0, "syn": False})
+        got.setdefault((quad[2], quad[3], quad[0], quad[1], n), {"mss": None, "max_len": 0, "fragments": 0, "ptb": 0,
+                                                                  "syn": False})
+        if v["tcp.flags.syn"].split(",")[-1] in ("1", "True") and not d["syn"]:
+            d["syn"] = True
+            d["mss"] = int(_last(v["tcp.options.mss_val"])) if _last(v["tcp.options.mss_val"]) else None
+        d["max_len"] = max(d["max_len"], int(_last(v["tcp.len"]) or 0))
+        frag = v["ip.fragment.count" if fam == "ip" else "ipv6.fragment.count"]
+        d["fragments"] += int(_last(frag) or 0)
+    for quad in ptbs:
+        n = max((k[4] for k in got if k[:4] == quad), default=None)
+        if n is not None:
+            got[quad + (n,)]["ptb"] += 1
+    return got
+
+
+def our_connections(path, mtu: int = 1500) -> Dict[tuple, dict]:
+    from toolkit import capture
+    seen: Dict[tuple, int] = {}
+    got = {}
+    for f in capture.analyze([str(path)], mtu=mtu).flows:
+        c, s = f["client_to_server"], f["server_to_client"]
+        key = min((c["addr"], c["port"], s["addr"], s["port"]), (s["addr"], s["port"], c["addr"], c["port"]))
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        for me, peer in ((c, s), (s, c)):
+            got[(me["addr"], me["port"], peer["addr"], peer["port"], n)] = {
+                "mss": me["mss"], "peer_mss": peer["mss"], "max_payload": me["max_payload"],
+                "segmentation": me["segmentation"], "fragments": me["fragments"], "ptb": len(me["ptb"]),
+                "incomplete": me["incomplete_datagrams"]}
+    return got
+
+
+def disagreements(path, mtu: int = 1500) -> List[str]:
+    """Where mssdiag and tshark differ, per connection direction: SYN MSS, largest payload (or
+    "captured before segmentation" where tshark's payload exceeds the MSS), PTBs tied to the
+    connection, fragments of reassembled datagrams. Empty: they agree."""
+    theirs, ours = tshark_connections(path), our_connections(path, mtu)
+    out = []
+    for key in sorted(set(theirs) | set(ours), key=str):
+        t, o = theirs.get(key), ours.get(key)
+        name = f"{key[0]}:{key[1]} -> {key[2]}:{key[3]} #{key[4]}"
+        if t is None or o is None:
+            out.append(f"{name}: only {'mssdiag' if t is None else 'tshark'} has it")
+            continue
+        if t["mss"] != o["mss"]:
+            out.append(f"{name}: SYN MSS tshark {t['mss']}, mssdiag {o['mss']}")
+        if o["segmentation"]:
+            limit = o["peer_mss"] if o["peer_mss"] is not None else mtu - 40
+            if t["max_len"] <= limit:
+                out.append(f"{name}: mssdiag says captured before segmentation, tshark's largest is {t['max_len']}")
+        elif o["max_payload"] != t["max_len"]:
+            out.append(f"{name}: largest payload tshark {t['max_len']}, mssdiag {o['max_payload']}")
+        if t["ptb"] != o["ptb"]:
+            out.append(f"{name}: PTBs tshark {t['ptb']}, mssdiag {o['ptb']}")
+        if (t["fragments"] != o["fragments"]) if not o["incomplete"] else (t["fragments"] > o["fragments"]):
+            out.append(f"{name}: fragments tshark {t['fragments']}, mssdiag {o['fragments']}")
+    return out
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["build"]:
         SYNTH.mkdir(parents=True, exist_ok=True)
@@ -334,3 +441,15 @@ if __name__ == "__main__":
             k, v = a.split("=", 1)
             args.setdefault("second", []).append(v) if k == "second" else args.update({k: int(v)})
         print(json.dumps({"args": args, "expect": actual(raw, args)}, indent=1))
+    elif sys.argv[1:2] == ["agree"]:   # agree FILE...: per capture, where mssdiag and tshark differ
+        ok = 0
+        for name in sys.argv[2:]:
+            try:
+                diff = disagreements(name)
+            except Exception as exc:      # a file tshark cannot read: counted as a miss, named
+                diff = [f"{type(exc).__name__}: {exc}"]
+            ok += not diff
+            print(("agree   " if not diff else "DIFFER  ") + name)
+            for line in diff[:6]:
+                print("        " + line)
+        print(f"{ok}/{len(sys.argv) - 2} captures agree with tshark per connection")
