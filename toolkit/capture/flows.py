@@ -21,7 +21,7 @@ Every frame that cannot be decoded is counted by reason in `undecoded`.
 """
 from __future__ import annotations
 
-import ipaddress
+import socket
 import struct
 from array import array
 from typing import Dict, List, Optional, Tuple
@@ -61,7 +61,7 @@ _FLOW_ZERO = array("I", bytes(4 * FW))
 
 
 def addr_text(raw: bytes) -> str:
-    return str(ipaddress.ip_address(raw))
+    return socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, raw)
 
 
 class Extra:

@@ -257,7 +257,7 @@ def _options(buf: bytes, p: int, end: int, endian: str, info: FileInfo, block: s
         if code == 0:
             return
         if p + 4 + length > end:
-            info.warn(f"a {block} block's option {code} is longer than its block (Wireshark calls the file "
+            info.warn(f"the {block} block's option {code} is longer than its block (Wireshark calls the file "
                       "malformed); the option is ignored")
             return
         yield code, bytes(buf[p + 4:p + 4 + length])

@@ -9,67 +9,68 @@ from collections.abc import Sequence
 from typing import Iterator, List, Optional
 
 from toolkit.capture import flows as fl
-from toolkit.capture.flows import Analyzer, addr_text
+from toolkit.capture.flows import (DATA, DF, F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FDGRAMS, FLAGS, FLOST, FRAGIP,
+                                   FRAGS, IPID, ISN, MAXIP, MAXPAY, MSS, OFF, OFFMAX, OPTS, OVER, OVERMAX, PACKETS,
+                                   RETRANS, RMAX, V4, W, Analyzer, addr_text)
 
 SCHEMA = "mssdiag.capture/2"
 
 
-def _mss(S, b: int) -> Optional[int]:
-    return S[b + fl.MSS] - 1 if S[b + fl.MSS] else None
-
-
 def side_dict(an: Analyzer, j: int) -> dict:
     S = an.S
-    b, o = j * fl.W, (j ^ 1) * fl.W
-    f = j // 2
-    key = an.keys[f]
-    half = (len(key) - 4) // 2
-    mine = j & 1          # 0: the side that sent the flow's first packet
-    addr = key[:half] if not mine else key[half:2 * half]
-    port = int.from_bytes(key[2 * half:2 * half + 2] if not mine else key[2 * half + 2:], "big")
-    flags = S[b + fl.FLAGS]
-    syn = bool(flags & fl.F_SYN)
-    mss = _mss(S, b)
+    b, o = j * W, (j ^ 1) * W
+    key = an.keys[j >> 1]
+    half = (len(key) - 4) >> 1
+    if j & 1:             # 1: the side that received the flow's first packet
+        addr, port = key[half:2 * half], (key[-2] << 8) | key[-1]
+    else:
+        addr, port = key[:half], (key[-4] << 8) | key[-3]
+    flags = S[b + FLAGS]
+    syn = bool(flags & F_SYN)
+    mss = S[b + MSS] - 1 if S[b + MSS] else None
     x = an.extra.get(j)
-    ptbs = [{"ts": round(ts, 6), "mtu": mtu, "seq": seq, "from": rep} for ts, mtu, seq, rep in (x.ptbs if x else ())]
-    after = shrank = None
-    if ptbs:
+    ptbs, after, shrank = [], None, None
+    if x is not None and x.ptbs:
+        ptbs = [{"ts": round(ts, 6), "mtu": mtu, "seq": seq, "from": rep} for ts, mtu, seq, rep in x.ptbs]
         after = {"fitting": x.after_fit, "too_big": x.after_big, "largest_fitting": x.after_max or None}
         if x.after_fit or x.after_big:
-            shrank = x.after_fit > 0 and x.after_big == 0 or x.after_fit > 0 and x.after_max < S[b + fl.MAXPAY]
+            shrank = x.after_fit > 0 and x.after_big == 0 or x.after_fit > 0 and x.after_max < S[b + MAXPAY]
     if mss is not None:
         note = None
-    elif flags & fl.F_OPTS_UNKNOWN:
+    elif flags & F_OPTS_UNKNOWN:
         note = "options not visible (not printed, or the capture stopped inside the TCP header)"
     else:
         note = "absent from the SYN" if syn else "SYN not in the capture"
-    offloaded = S[b + fl.OFF] > 0
+    off = S[b + OFF]
     segmentation = None
-    if offloaded:
-        known = [v for v in (mss, _mss(S, o)) if v is not None]
+    if off:
+        known = [v for v in (mss, S[o + MSS] - 1 if S[o + MSS] else None) if v is not None]
         segmentation = ("captured before segmentation: largest wire segment not visible; " +
                         (f"MSS agreed {min(known)}" if known else "MSS not in the capture"))
-    ip_ids = ([S[b + fl.IPID] - 1] if S[b + fl.IPID] else []) + (x.ip_ids if x else [])
-    v4, maxpay = S[b + fl.V4], S[b + fl.MAXPAY]
+    ip_ids = [S[b + IPID] - 1] if S[b + IPID] else []
+    if x is not None and x.ip_ids:
+        ip_ids += x.ip_ids
+    v4, maxpay = S[b + V4], S[b + MAXPAY]
     return {
         "addr": addr_text(addr), "port": port,
         "syn_seen": syn, "mss": mss, "mss_note": note,
-        "options": list(an.options[S[b + fl.OPTS]]) if syn and not flags & fl.F_OPTS_UNKNOWN else None,
-        "isn": S[b + fl.ISN] if syn else None, "syn_ip_ids": ip_ids,
-        "packets": S[b + fl.PACKETS], "data_packets": S[b + fl.DATA], "bytes": an.B[j],
-        "max_payload": None if offloaded else maxpay,
-        "max_captured_payload": max(maxpay, S[b + fl.OFFMAX]),
-        "max_ip_len": None if offloaded else S[b + fl.MAXIP],
-        "above_peer_mss": S[b + fl.OVER], "above_peer_mss_max": S[b + fl.OVERMAX] or None,
-        "offload_oversize": S[b + fl.OFF], "offload_max": S[b + fl.OFFMAX] or None,
+        "options": list(an.options[S[b + OPTS]]) if syn and not flags & F_OPTS_UNKNOWN else None,
+        "isn": S[b + ISN] if syn else None, "syn_ip_ids": ip_ids,
+        "packets": S[b + PACKETS], "data_packets": S[b + DATA], "bytes": an.B[j],
+        "max_payload": None if off else maxpay,
+        "max_captured_payload": max(maxpay, S[b + OFFMAX]),
+        "max_ip_len": None if off else S[b + MAXIP],
+        "above_peer_mss": S[b + OVER], "above_peer_mss_max": S[b + OVERMAX] or None,
+        "offload_oversize": off, "offload_max": S[b + OFFMAX] or None,
         "segmentation": segmentation,
-        "df_share": round(S[b + fl.DF] / v4, 4) if v4 else None,
-        "fragments": S[b + fl.FRAGS], "fragmented_datagrams": S[b + fl.FDGRAMS],
-        "incomplete_datagrams": S[b + fl.FLOST],
-        "max_fragment_ip_len": S[b + fl.FRAGIP] or None,
-        "retransmissions": S[b + fl.RETRANS], "max_size_retransmissions": S[b + fl.RMAX],
+        "df_share": round(S[b + DF] / v4, 4) if v4 else None,
+        "fragments": S[b + FRAGS], "fragmented_datagrams": S[b + FDGRAMS],
+        "incomplete_datagrams": S[b + FLOST],
+        "max_fragment_ip_len": S[b + FRAGIP] or None,
+        "retransmissions": S[b + RETRANS], "max_size_retransmissions": S[b + RMAX],
         "ptb": ptbs, "after_ptb": after, "shrank_after_ptb": shrank,
-        "black_hole": x.black_hole if x else None, "fin": bool(flags & fl.F_FIN), "rst": bool(flags & fl.F_RST),
+        "black_hole": x.black_hole if x is not None else None, "fin": bool(flags & F_FIN),
+        "rst": bool(flags & F_RST),
     }
 
 

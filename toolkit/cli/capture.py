@@ -103,8 +103,8 @@ def _is_text(path: str) -> bool:
 
 
 def _json(result, schema: str) -> None:
-    """One JSON object, the flows written one at a time (a million connections are never all
-    held as dicts): the same document as result.to_dict()."""
+    """One JSON object, the same as result.to_dict(), its flows written one at a time and one a
+    line (a million connections are never all held as dicts, nor spread over 60 lines each)."""
     out = sys.stdout
 
     def put(text: str) -> None:
@@ -113,7 +113,7 @@ def _json(result, schema: str) -> None:
     put("{\n" + f' "schema": {dumps(schema)},\n "captures": {dumps(result.captures, indent=1, level=1)},\n "flows": [')
     first = True
     for f in result.flows:
-        put(("\n  " if first else ",\n  ") + dumps(f, indent=1, level=2))
+        put(("\n  " if first else ",\n  ") + dumps(f))
         first = False
     put("\n ],\n" if not first else "],\n")
     rest = {"fragments": result.fragments, "untied_ptbs": result.untied_ptbs, "clamping": result.clamping,

@@ -69,6 +69,8 @@ def for_flow(d: dict, mtu: int) -> List[Finding]:
     sides = (("client_to_server", "server_to_client", "SYN"), ("server_to_client", "client_to_server", "SYN-ACK"))
     for mine, theirs, syn in sides:
         me, peer = d[mine], d[theirs]
+        if not _notable(me):
+            continue
         where = {"source": d["source"], "flow": d["id"], "host": me["addr"], "peer": peer["addr"],
                  "port": me["port"]}
         who = f"{me['addr']}:{me['port']}"
@@ -80,8 +82,16 @@ def for_flow(d: dict, mtu: int) -> List[Finding]:
             out += _ptb(me, who, where, fam)
             out += _hole(me, who, where, fam)
         out += _frags(me, who, where, fam)
-    out += _tunnel(d, mtu)
+    if d["encapsulation"]:
+        out += _tunnel(d, mtu)
     return out
+
+
+def _notable(me: dict) -> bool:
+    """Whether any rule below can fire for this side (most connections: none)."""
+    return bool(me["syn_seen"] and (me["mss"] is None or me["mss"] in LEGACY_MSS) or me["offload_oversize"]
+                or me["above_peer_mss"] or me["ptb"] or me["black_hole"] or me["fragments"]
+                or me["data_packets"] >= 3 and me["max_payload"] and me["max_payload"] <= SMALL)
 
 
 def _legacy(me, peer, syn, who, where) -> List[Finding]:
