@@ -328,8 +328,9 @@ TSHARK_FIELDS = ["frame.protocols", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", 
                  "icmpv6.type", "ip.fragment.count", "ipv6.fragment.count"]
 
 
-def _last(value: str) -> str:
-    return value.split(",")[-1] if value else ""
+def _nth(value: str, n: int) -> str:
+    parts = value.split(",") if value else []
+    return parts[n] if n < len(parts) else ""
 
 
 def tshark_connections(path) -> Dict[tuple, dict]:
@@ -348,12 +349,16 @@ def tshark_connections(path) -> Dict[tuple, dict]:
         protos = v["frame.protocols"].split(":")
         if "tcp" not in protos:
             continue
-        inner = [p for p in protos[:protos.index("tcp")] if p in ("ip", "ipv6")]
+        # the first TCP of the frame (tshark also dissects packets carried as application data,
+        # e.g. OpenFlow's), and the IP layer right before it (inside any tunnel)
+        at = protos.index("tcp")
+        inner = [p for p in protos[:at] if p in ("ip", "ipv6")]
         if not inner:
             continue
         fam = inner[-1]
-        src, dst = _last(v[f"{fam}.src"]), _last(v[f"{fam}.dst"])
-        sport, dport = _last(v["tcp.srcport"]), _last(v["tcp.dstport"])
+        nth = inner.count(fam) - 1
+        src, dst = _nth(v[f"{fam}.src"], nth), _nth(v[f"{fam}.dst"], nth)
+        sport, dport = _nth(v["tcp.srcport"], 0), _nth(v["tcp.dstport"], 0)
         if not (src and dst and sport and dport):
             continue
         quad = (src, int(sport), dst, int(dport))
@@ -362,7 +367,7 @@ def tshark_connections(path) -> Dict[tuple, dict]:
             if (t4, c4) == ("3", "4") or t6 == "2":
                 ptbs.append(quad)
             continue
-        stream = _last(v["tcp.stream"])
+        stream = _nth(v["tcp.stream"], 0)
         if stream not in streams:
             pair = (quad, (quad[2], quad[3], quad[0], quad[1]))
             key = min(pair)
@@ -372,12 +377,13 @@ def tshark_connections(path) -> Dict[tuple, dict]:
         d = got.setdefault(quad + (n,), {"mss": None, "max_len": 0, "fragments": 0, "ptb": 0, "syn": False})
         got.setdefault((quad[2], quad[3], quad[0], quad[1], n), {"mss": None, "max_len": 0, "fragments": 0, "ptb": 0,
                                                                   "syn": False})
-        if v["tcp.flags.syn"].split(",")[-1] in ("1", "True") and not d["syn"]:
+        if _nth(v["tcp.flags.syn"], 0) in ("1", "True") and not d["syn"]:
             d["syn"] = True
-            d["mss"] = int(_last(v["tcp.options.mss_val"])) if _last(v["tcp.options.mss_val"]) else None
-        d["max_len"] = max(d["max_len"], int(_last(v["tcp.len"]) or 0))
+            mss = _nth(v["tcp.options.mss_val"], 0)
+            d["mss"] = int(mss) if mss else None
+        d["max_len"] = max(d["max_len"], int(_nth(v["tcp.len"], 0) or 0))
         frag = v["ip.fragment.count" if fam == "ip" else "ipv6.fragment.count"]
-        d["fragments"] += int(_last(frag) or 0)
+        d["fragments"] += int(_nth(frag, 0) or 0)
     for quad in ptbs:
         n = max((k[4] for k in got if k[:4] == quad), default=None)
         if n is not None:
@@ -397,8 +403,8 @@ def our_connections(path, mtu: int = 1500) -> Dict[tuple, dict]:
         for me, peer in ((c, s), (s, c)):
             got[(me["addr"], me["port"], peer["addr"], peer["port"], n)] = {
                 "mss": me["mss"], "peer_mss": peer["mss"], "max_payload": me["max_payload"],
-                "segmentation": me["segmentation"], "fragments": me["fragments"], "ptb": len(me["ptb"]),
-                "incomplete": me["incomplete_datagrams"]}
+                "segmentation": me.get("segmentation"), "fragments": me["fragments"], "ptb": len(me["ptb"]),
+                "incomplete": me.get("incomplete_datagrams", 0)}
     return got
 
 

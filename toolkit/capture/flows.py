@@ -174,10 +174,10 @@ class Analyzer:
             return self.nflog(ts, buf, p, end, wend)
         if link in (105, 127, 119, 163, 192):
             return self.wifi(ts, link, buf, p, end, wend)
-        if link == 242:
-            if end - p < 4:
+        if link == 242:     # two 20-byte hardware addresses, the type, 2 reserved bytes
+            if end - p < 44:
                 return self._skip("malformed header: IPoIB header cut short")
-            return self.ethertype(_H(buf, p)[0], ts, buf, p + 4, end, wend, (("ipoib",), 0))
+            return self.ethertype(_H(buf, p + 40)[0], ts, buf, p + 44, end, wend, (("ipoib",), 0))
         if link == 100:
             return self.llc(ts, buf, p, end, wend, None)
         if link == 10:
@@ -464,7 +464,7 @@ class Analyzer:
                 nh = nxt
         if nh == 6:
             return self.tcp(ts, head, t, len(head), addrs, dg.length - t, total, 0, ipid, ctx,
-                            (dg.fragments, dg.max_ip), False)
+                            (dg.fragments, dg.max_ip, False), False)
         self._loose(addrs, nh, version, dg.fragments, dg.max_ip, 1, 0)
         self.l4(ts, head, t, len(head), addrs, nh, dg.length - t, ctx, version, total)
 
@@ -474,7 +474,16 @@ class Analyzer:
         self.frag_discards[why] = self.frag_discards.get(why, 0) + 1
         addrs = pend.key[0]
         head = pend.head
-        if pend.proto == 6 and head is not None and any(s == 0 and c >= 4 for s, _, c in pend.parts):
+        whole = next((c for s, _, c in pend.parts if s == 0), 0)
+        if pend.proto == 6 and head is not None and whole >= 20 and pend.header is not None:
+            # the first fragment holds the TCP header: its flags, sequence and options count,
+            # its size cannot (the datagram never completed)
+            doff = (head[12] >> 4) * 4
+            hlen, ipid, ctx = pend.header
+            if 20 <= doff <= whole:
+                return self.tcp(pend.ts, bytes(head[:doff]), 0, doff, addrs, doff, hlen + doff, pend.df, ipid, ctx,
+                                (pend.fragments, pend.max_ip, True), False)
+        if pend.proto == 6 and head is not None and whole >= 4:
             found, d = self._find(addrs + bytes(head[:4]), addrs, head, 0)
             if found is not None:
                 j = 2 * found + d
@@ -567,6 +576,10 @@ class Analyzer:
         ctx = _add(ctx, "gre", over + hl + (14 if proto == 0x6558 else 0))
         if proto == 0x880B:
             return self.ppp(ts, buf, q, end, wend, ctx)
+        if proto == 0x883E:       # WCCP redirection: a 4-byte header unless IPv4 follows at once
+            if end - q < 4:
+                return self._skip("cut by snaplen: WCCP header")
+            return self.ipv4(ts, buf, q if buf[q] >> 4 == 4 else q + 4, end, wend, _add(ctx, "wccp", 4))
         return self.ethertype(proto, ts, buf, q, end, wend, ctx)
 
     def geneve(self, ts, buf, p, end, wend, ctx, over) -> None:
@@ -661,7 +674,7 @@ class Analyzer:
             S[b + FLAGS] |= F_RST
         if frag is not None:
             S[b + FRAGS] += frag[0]
-            S[b + FDGRAMS] += 1
+            S[b + (FLOST if frag[2] else FDGRAMS)] += 1
             S[b + PACKETS] += frag[0] - 1
             F[f * FW + FRAMES] += frag[0] - 1
             if frag[1] > S[b + FRAGIP]:

@@ -26,11 +26,12 @@ MAX_DISCARDED = 4096
 
 class Pending:
     """One datagram being reassembled."""
-    __slots__ = ("key", "version", "deadline", "parts", "end", "head", "fragments", "max_ip", "proto", "header",
+    __slots__ = ("key", "version", "ts", "deadline", "parts", "end", "head", "fragments", "max_ip", "proto", "header",
                  "df")
 
-    def __init__(self, key, version: int, deadline: float, proto: int):
-        self.key, self.version, self.deadline, self.proto = key, version, deadline, proto
+    def __init__(self, key, version: int, ts: float, proto: int):
+        self.key, self.version, self.ts, self.proto = key, version, ts, proto
+        self.deadline = ts + TIMEOUT[version]
         self.parts: List[List[int]] = []      # [start, stop, captured stop], in arrival order
         self.end: Optional[int] = None        # the datagram's payload length, once the last fragment came
         self.head: Optional[bytearray] = None
@@ -74,7 +75,7 @@ class Reassembler:
             if len(self.pending) >= MAX_PENDING:
                 _, old = self.pending.popitem(last=False)
                 self.dropped(old, "reassembly queue full (oldest datagram given up)")
-            pend = self.pending[key] = Pending(key, version, ts + TIMEOUT[version], proto)
+            pend = self.pending[key] = Pending(key, version, ts, proto)
         pend.fragments += 1
         if ip_len > pend.max_ip:
             pend.max_ip = ip_len
