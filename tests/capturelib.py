@@ -29,7 +29,9 @@ MAC_C, MAC_S = "02:00:00:00:00:01", "02:00:00:00:00:02"
 
 def _scapy():
     from scapy.all import (Ether, Dot1Q, Dot1AD, IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, TCP, UDP,
-                           ICMP, ICMPv6PacketTooBig, Raw, CookedLinuxV2, Loopback, fragment, fragment6, raw)
+                           ICMP, ICMPv6PacketTooBig, Raw, CookedLinuxV2, Loopback, fragment, fragment6, raw,
+                           PPPoE, PPP)
+    from scapy.contrib.mpls import MPLS
     return locals()
 
 
@@ -292,11 +294,67 @@ def bsd_loopback():
     return pcap_bytes(frames, link=0)
 
 
+def pppoe():
+    """A PPPoE session (the classic 1492-byte MTU): both ends advertise 1452, full segments of
+    1452 bytes in Ethernet / PPPoE / PPP frames."""
+    c = Conv(sport=80)
+    x = c.x
+    c.handshake(1452, 1452)
+    for _ in range(3):
+        c.tcp("s", "PA", b"p" * 1452)
+    c.tcp("c", "A")
+    frames = [(t, bytes(x["Ether"](src=MAC_C, dst=MAC_S) / x["PPPoE"](sessionid=0x11) / x["PPP"](proto=0x21) / p))
+              for t, p in c.pkts]
+    return pcap_bytes(frames)
+
+
+def mpls():
+    """Two MPLS labels around a 1460/1460 connection (a capture on a provider link)."""
+    c = Conv(sport=443)
+    x = c.x
+    c.handshake(1460, 1460)
+    for _ in range(3):
+        c.tcp("s", "PA", b"m" * 1460)
+    frames = [(t, bytes(x["Ether"](src=MAC_C, dst=MAC_S, type=0x8847) / x["MPLS"](label=100, s=0) /
+                         x["MPLS"](label=200, s=1) / p)) for t, p in c.pkts]
+    return pcap_bytes(frames)
+
+
+def frag_syn():
+    """A SYN whose TCP options (MSS 1380 among them) arrive in a second IPv4 fragment, the
+    fragments out of order; an IPv6 connection whose segments carry atomic fragment headers;
+    and an IPv4 datagram whose fragments overlap (discarded, as RFC 5722 / Linux do)."""
+    c = Conv(df=False, sport=22)
+    x = c.x
+    syn = c.tcp("c", "S", ack=False, options=[("MSS", 1380), ("SAckOK", b""), ("Timestamp", (1, 0)),
+                                               ("NOP", None), ("WScale", 7)])
+    c.pkts.pop()
+    frags = x["fragment"](syn, fragsize=16)
+    for frag in reversed(frags):
+        c.add(frag)
+    c.tcp("s", "SA", options=[("MSS", 1460)])
+    c.tcp("c", "A")
+    c.tcp("s", "PA", b"a" * 1000)
+    over = x["IP"](src=S4, dst=C4, id=999, flags="MF", frag=0, proto=6) / x["Raw"](bytes(c.tcp("s", "PA", b"o" * 600))[20:420])
+    c.pkts.pop()
+    c.add(over)
+    c.add(x["IP"](src=S4, dst=C4, id=999, frag=40, proto=6) / x["Raw"](b"o" * 300))   # overlaps bytes 320..400
+    v6 = Conv(c=C6, s=S6, v6=True, cport=40100, sport=80)
+    v6.handshake(1440, 1440)
+    atomic = []
+    for t, p in v6.pkts:
+        if p[x["TCP"]].flags == "SA":
+            p = x["IPv6"](src=S6, dst=C6, nh=44) / x["IPv6ExtHdrFragment"](id=7, m=0, offset=0) / p[x["TCP"]]
+        atomic.append((t + 1, p))
+    return pcap_bytes(c.frames() + [(t, bytes(x["Ether"](src=MAC_C, dst=MAC_S, type=0x86DD) / p)) for t, p in atomic])
+
+
 BUILDERS: Dict[str, Callable[[], bytes]] = {
     "legacy536.pcap": legacy536, "stcp_small_segments.pcap": stcp_small, "ptb_obeyed.pcap": ptb_obeyed,
     "ptb_ignored.pcap": ptb_ignored, "fragments_v4.pcap": frag_v4, "fragments_v6.pcap": frag_v6,
     "vlan_qinq.pcap": vlan, "sll2.pcap": sll2, "snaplen96.pcap": snaplen, "two_interfaces.pcapng": two_ifaces,
-    "snoop_no_mss.snoop": loopback_snoop, "bsd_loopback_blackhole.pcap": bsd_loopback,
+    "snoop_no_mss.snoop": loopback_snoop, "bsd_loopback_blackhole.pcap": bsd_loopback, "pppoe.pcap": pppoe,
+    "mpls.pcap": mpls, "fragmented_syn.pcap": frag_syn,
 }
 
 
@@ -337,9 +395,11 @@ def tshark_connections(path) -> Dict[tuple, dict]:
     """Per TCP connection direction as tshark sees it: {(src, sport, dst, dport, n): {"mss", "max_len",
     "fragments", "ptb"}}, n counting connections of the same 4-tuple in order (tcp.stream)."""
     import subprocess
-    out = subprocess.run(["tshark", "-n", "-r", str(path), "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
-                          *[x for f in TSHARK_FIELDS for x in ("-e", f)]],
-                         capture_output=True, text=True, timeout=300).stdout
+    done = subprocess.run(["tshark", "-n", "-r", str(path), "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
+                           *[x for f in TSHARK_FIELDS for x in ("-e", f)]], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 and not done.stdout:
+        raise RuntimeError(f"tshark cannot read it: {done.stderr.strip().splitlines()[-1:]}")
+    out = done.stdout
     streams: Dict[str, tuple] = {}       # tcp.stream -> (4-tuple, n)
     seen: Dict[tuple, int] = {}
     got: Dict[tuple, dict] = {}
@@ -395,7 +455,10 @@ def our_connections(path, mtu: int = 1500) -> Dict[tuple, dict]:
     from toolkit import capture
     seen: Dict[tuple, int] = {}
     got = {}
-    for f in capture.analyze([str(path)], mtu=mtu).flows:
+    result = capture.analyze([str(path)], mtu=mtu)
+    if not result.read_ok:
+        raise RuntimeError(f"mssdiag cannot read it: {result.errors}")
+    for f in result.flows:
         c, s = f["client_to_server"], f["server_to_client"]
         key = min((c["addr"], c["port"], s["addr"], s["port"]), (s["addr"], s["port"], c["addr"], c["port"]))
         n = seen.get(key, 0)

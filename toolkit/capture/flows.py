@@ -39,7 +39,7 @@ _TCP = struct.Struct("!HHIIH").unpack_from            # ports, seq, ack, off/fla
 _PORTS_SEQ = struct.Struct("!HHI").unpack_from
 V6_EXT = frozenset((0, 43, 60, 51, 135, 139, 140, 253, 254))
 NULL_AF = {2: 4, 10: 6, 24: 6, 28: 6, 30: 6}
-ETHERTYPES = {0x0806: "ARP", 0x8035: "RARP", 0x88CC: "LLDP", 0x8809: "slow protocols (LACP)", 0x88F7: "PTP",
+ETHERTYPES = {0x0806: "ARP", 0x8035: "RARP (Cisco SLARP)", 0x2000: "CDP", 0x88CC: "LLDP", 0x8809: "slow protocols (LACP)", 0x88F7: "PTP",
               0x888E: "EAPOL", 0x9000: "loopback test", 0x8863: "PPPoE discovery", 0x88E5: "MACsec",
               0x8137: "IPX", 0x809B: "AppleTalk", 0x6003: "DECnet", 0x8100: "802.1Q", 0x22F3: "TRILL",
               0x88B5: "local experimental", 0x893A: "IEEE 1905", 0x88E7: "802.1ah"}
@@ -50,8 +50,8 @@ SYN, ACK, FIN, RST = 0x02, 0x10, 0x01, 0x04
 
 # per side: one row of W unsigned 32-bit fields in `S`, bytes in `B`
 (FLAGS, ISN, BASE, NXT, ACKED, MSS, OPTS, IPID, PACKETS, DATA, MAXPAY, MAXIP, V4, DF, OVER, OVERMAX, OFF, OFFMAX,
- RETRANS, RMAX, FRAGS, FDGRAMS, FRAGIP, FLOST) = range(24)
-W = 24
+ RETRANS, RMAX, FRAGS, FDGRAMS, FRAGIP, FLOST, MAXN) = range(25)
+W = 25
 F_SYN, F_FIN, F_RST, F_BASED, F_OPTS_UNKNOWN = 1, 2, 4, 8, 16
 # per flow: FW fields in `F`, first/last timestamp in `T`
 FRAMES, SHORT, UNDEC, CLIENT, ENCAP = range(5)
@@ -348,12 +348,14 @@ class Analyzer:
                 if inner == 192:
                     return self._skip("malformed header: PPI inside PPI")
                 return self.link(ts, inner, buf, p, end, wend)
-        if end - p < 24:
+        if end - p < 2:
             return self._skip("malformed header: 802.11 header cut short")
         fc, flags = buf[p], buf[p + 1]
         kind, sub = (fc >> 2) & 3, (fc >> 4) & 15
         if kind != 2:
             return self._other("802.11 management/control")
+        if end - p < 24:
+            return self._skip("malformed header: 802.11 header cut short")
         if sub & 4:
             return self._other("802.11 null data")
         if flags & 0x40:
@@ -725,6 +727,9 @@ class Analyzer:
             S[b + MAXIP] = total
         if payload > S[b + MAXPAY]:
             S[b + MAXPAY] = payload
+            S[b + MAXN] = 1
+        elif payload == S[b + MAXPAY]:
+            S[b + MAXN] += 1
         if pm is not None and payload > pm:
             S[b + OVER] += 1
             if payload > S[b + OVERMAX]:

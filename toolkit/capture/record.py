@@ -10,7 +10,7 @@ from typing import Iterator, List, Optional
 
 from toolkit.capture import flows as fl
 from toolkit.capture.flows import (DATA, DF, F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FDGRAMS, FLAGS, FLOST, FRAGIP,
-                                   FRAGS, IPID, ISN, MAXIP, MAXPAY, MSS, OFF, OFFMAX, OPTS, OVER, OVERMAX, PACKETS,
+                                   FRAGS, IPID, ISN, MAXIP, MAXN, MAXPAY, MSS, OFF, OFFMAX, OPTS, OVER, OVERMAX, PACKETS,
                                    RETRANS, RMAX, V4, W, Analyzer, addr_text)
 
 SCHEMA = "mssdiag.capture/2"
@@ -57,7 +57,7 @@ def side_dict(an: Analyzer, j: int) -> dict:
         "options": list(an.options[S[b + OPTS]]) if syn and not flags & F_OPTS_UNKNOWN else None,
         "isn": S[b + ISN] if syn else None, "syn_ip_ids": ip_ids,
         "packets": S[b + PACKETS], "data_packets": S[b + DATA], "bytes": an.B[j],
-        "max_payload": None if off else maxpay,
+        "max_payload": None if off else maxpay, "max_payload_segments": S[b + MAXN],
         "max_captured_payload": max(maxpay, S[b + OFFMAX]),
         "max_ip_len": None if off else S[b + MAXIP],
         "above_peer_mss": S[b + OVER], "above_peer_mss_max": S[b + OVERMAX] or None,

@@ -91,7 +91,7 @@ def _notable(me: dict) -> bool:
     """Whether any rule below can fire for this side (most connections: none)."""
     return bool(me["syn_seen"] and (me["mss"] is None or me["mss"] in LEGACY_MSS) or me["offload_oversize"]
                 or me["above_peer_mss"] or me["ptb"] or me["black_hole"] or me["fragments"]
-                or me["data_packets"] >= 3 and me["max_payload"] and me["max_payload"] <= SMALL)
+                or me["max_payload_segments"] >= 3 and me["max_payload"] and me["max_payload"] <= SMALL)
 
 
 def _legacy(me, peer, syn, who, where) -> List[Finding]:
@@ -123,14 +123,15 @@ def _small(me, peer, who, where) -> List[Finding]:
     mine, theirs = me["mss"], peer["mss"]
     if not (mine and theirs and mine >= FULL and theirs >= FULL):
         return []
-    if not me["max_payload"] or me["max_payload"] > SMALL or me["data_packets"] < 3:
-        return []
+    if not me["max_payload"] or me["max_payload"] > SMALL or me["max_payload_segments"] < 3:
+        return []      # a ceiling hit again and again, not an application writing small messages
     ev = [f"both sides advertised at least {FULL} (SYN/SYN-ACK: {mine} and {theirs}), yet {who} sent "
-          f"{me['data_packets']} data segments of at most {me['max_payload']} bytes",
+          f"{me['data_packets']} data segments of at most {me['max_payload']} bytes, {me['max_payload_segments']} of "
+          "them exactly that size (a ceiling, not the application's message size)",
           "that is VOS STCP's rule for non-local peers (seed 004): 536 bytes whatever the peer advertises, "
           "unless min_mss / default_min_mtu was raised"]
     return [Finding("capture-small-segments", f"{who} sends at most {me['max_payload']}-byte segments although "
-                    f"both sides advertised >= {FULL}", ev, "high" if me["data_packets"] >= 5 else "medium",
+                    f"both sides advertised >= {FULL}", ev, "high" if me["max_payload_segments"] >= 5 else "medium",
                     "problem", _legacy_recs(), dict(where, max_payload=me["max_payload"], mss=mine, peer_mss=theirs))]
 
 
@@ -215,8 +216,9 @@ def _frags(me, who, where, fam) -> List[Finding]:
               "packets had DF set" + lost,
               "without DF the host does no PMTU discovery: routers fragment its segments and the receiver "
               "reassembles them (ReasmReqds / ReasmOKs grow in its netstat -s)"]
+        biggest = me["max_fragment_ip_len"] or 0
         return [Finding("capture-fragments-no-df", f"{who} sends without DF and its segments are fragmented", ev,
-                        "high", "problem", [network.clamp(me["max_fragment_ip_len"] or 1500, fam)],
+                        "high", "problem", [network.clamp(biggest, fam)] if biggest >= 576 else [],
                         dict(where, fragments=me["fragments"], max_fragment_ip_len=me["max_fragment_ip_len"]))]
     ev = [f"{me['fragments']} fragment(s) of {me['fragmented_datagrams']} datagram(s) from {who}, largest fragment "
           f"{me['max_fragment_ip_len']} bytes" + lost]
@@ -245,7 +247,8 @@ def _tunnel(d: dict, mtu: int) -> List[Finding]:
             out.append(Finding("capture-tunnel-mss", f"MSS {me['mss']} matches the {layers} overhead", ev, "high",
                                "info", [], {"source": d["source"], "flow": d["id"], "host": me["addr"],
                                             "mss": me["mss"], "overhead": enc["overhead"], "inner_mtu": inner}))
-        elif me["mss"] > want:
+        elif me["mss"] > want and not any(x.startswith(("mpls", "pw-")) for x in enc["layers"]):
+            # (MPLS links carry the labels on top of a 1500-byte payload as a rule: no warning)
             ev = [f"{syn} from {me['addr']}:{me['port']} advertised MSS {me['mss']}, but inside {layers} "
                   f"({enc['overhead']} bytes) a {mtu}-byte outer MTU carries {want}",
                   "full-size segments must be fragmented or dropped at the tunnel entry unless PMTU discovery "
