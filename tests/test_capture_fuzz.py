@@ -259,3 +259,15 @@ def test_hostile_packet_monitor_fields(tmp_path):
         r, _ = run(target)
         check(r, bad[:40])
         assert any("could not be rebuilt" in e for e in r.errors) or r.flows, r.errors
+
+
+@pytest.mark.parametrize("btype,blen", [(6, 12), (6, 28), (1, 12), (1, 16), (5, 20), (3, 12)])
+def test_pcapng_ending_in_a_block_too_short_for_its_type(tmp_path, btype, blen):
+    data = (SYNTH / "two_interfaces.pcapng").read_bytes()
+    block = struct.pack("<II", btype, blen) + b"\x00" * (blen - 12) + struct.pack("<I", blen)
+    target = tmp_path / "short.pcapng"
+    target.write_bytes(data + block)
+    r, _ = run(target)
+    check(r, "short block")
+    assert len(r.errors) == 1 and "corrupt" in r.errors[0] and f"length {blen}" in r.errors[0]
+    assert len(r.flows) == 2       # what came before it is read

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
 from parsers.record import factory
 from parsers.record import record as record_class     # toolkit.capture.record is the flow records' module
@@ -194,7 +194,6 @@ def _read_text(path, analyzer, result, progress, keep_pm) -> bool:
 
 def _collect(an, result: Result) -> None:
     """Per file: loose fragments, untied PTBs, and what was not decoded, named."""
-    from toolkit.capture import linktypes
     from toolkit.capture.flows import addr_text
     from toolkit.capture.record import SCHEMA
     path = an.source
@@ -241,8 +240,7 @@ def _collect(an, result: Result) -> None:
             result.errors.append(f"{path}: no TCP connection found, and {lost} of {an.frames} frames could not be "
                                  f"decoded ({reasons}): read only in part")
     if rec is not None:
-        rec["link_types"] = sorted({linktypes.short(i["linktype"]) if isinstance(i["linktype"], int)
-                                    else i["linktype"] for i in rec["interfaces"]})
+        rec["link_types"] = sorted({i["linktype"] for i in rec["interfaces"]})
 
 
 def _offloaded(an, f: int) -> bool:
@@ -284,6 +282,3 @@ def analyze(paths: Sequence[str], second: Sequence[str] = (), mtu: int = 1500,
         result.findings += [captured.clamped(a, b, rec) for rec, a, b in pairs if rec["clamped"]]
     return result
 
-
-def iter_findings(result: Result) -> Iterable[Finding]:
-    return iter(result.findings)

@@ -789,9 +789,6 @@ class Analyzer:
                                 "then": "smaller segments" if x.bh_smaller else "dead connection",
                                 "smaller_ip_len": x.bh_small_ip or None}
 
-    # kept for callers of the earlier name
-    finish_holes = finish
-
     def _new_flow(self, key: bytes, flags: int, ts: float, ctx) -> int:
         f = len(self.keys)
         self.keys.append(key)

@@ -327,7 +327,3 @@ def _convert(path: str, kind: str, sink: Sink, progress) -> FileInfo:
     info.format = f"{kind} (via editcap)"
     info.converted_with = "editcap"
     return info
-
-
-def link_names() -> Dict[int, str]:
-    return dict(linktypes.SHORT)
