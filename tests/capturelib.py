@@ -225,17 +225,21 @@ def frag_v6():
     return pcap_bytes(c.frames())
 
 
+def _carried(sport: int, mss: int, byte: bytes, outer) -> bytes:
+    """A connection (both ends advertising `mss`, three full segments from the server), each
+    packet inside the layers `outer(x)` returns."""
+    c = Conv(sport=sport)
+    x = c.x
+    c.handshake(mss, mss)
+    for _ in range(3):
+        c.tcp("s", "PA", byte * mss)
+    return pcap_bytes([(t, bytes(outer(x) / p)) for t, p in c.pkts])
+
+
 def vlan():
     """802.1ad + 802.1Q double tag (QinQ) around a 1460/1460 connection."""
-    c = Conv(sport=443)
-    x = c.x
-    c.handshake(1460, 1460)
-    for _ in range(3):
-        c.tcp("s", "PA", b"v" * 1460)
-    frames = []
-    for t, p in c.pkts:
-        frames.append((t, bytes(x["Ether"](src=MAC_C, dst=MAC_S) / x["Dot1AD"](vlan=100) / x["Dot1Q"](vlan=20) / p)))
-    return pcap_bytes(frames)
+    return _carried(443, 1460, b"v", lambda x: x["Ether"](src=MAC_C, dst=MAC_S) / x["Dot1AD"](vlan=100) /
+                    x["Dot1Q"](vlan=20))
 
 
 def sll2():
@@ -297,27 +301,14 @@ def bsd_loopback():
 def pppoe():
     """A PPPoE session (the classic 1492-byte MTU): both ends advertise 1452, full segments of
     1452 bytes in Ethernet / PPPoE / PPP frames."""
-    c = Conv(sport=80)
-    x = c.x
-    c.handshake(1452, 1452)
-    for _ in range(3):
-        c.tcp("s", "PA", b"p" * 1452)
-    c.tcp("c", "A")
-    frames = [(t, bytes(x["Ether"](src=MAC_C, dst=MAC_S) / x["PPPoE"](sessionid=0x11) / x["PPP"](proto=0x21) / p))
-              for t, p in c.pkts]
-    return pcap_bytes(frames)
+    return _carried(80, 1452, b"p", lambda x: x["Ether"](src=MAC_C, dst=MAC_S) / x["PPPoE"](sessionid=0x11) /
+                    x["PPP"](proto=0x21))
 
 
 def mpls():
     """Two MPLS labels around a 1460/1460 connection (a capture on a provider link)."""
-    c = Conv(sport=443)
-    x = c.x
-    c.handshake(1460, 1460)
-    for _ in range(3):
-        c.tcp("s", "PA", b"m" * 1460)
-    frames = [(t, bytes(x["Ether"](src=MAC_C, dst=MAC_S, type=0x8847) / x["MPLS"](label=100, s=0) /
-                         x["MPLS"](label=200, s=1) / p)) for t, p in c.pkts]
-    return pcap_bytes(frames)
+    return _carried(443, 1460, b"m", lambda x: x["Ether"](src=MAC_C, dst=MAC_S, type=0x8847) /
+                    x["MPLS"](label=100, s=0) / x["MPLS"](label=200, s=1))
 
 
 def frag_syn():
