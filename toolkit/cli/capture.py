@@ -28,13 +28,17 @@ def capture(
     """Per connection: the MSS each side advertised and the segments it really sent.
 
     For every TCP connection: SYN and SYN-ACK MSS (or that it was absent), the largest
-    payload each way, segments above the peer's MSS (offload artefacts told apart by
-    --mtu), the share of packets with DF, fragments, ICMP fragmentation-needed and
-    ICMPv6 Packet Too Big tied to the connection by the quoted header (and whether the
-    sender shrank after it), and retransmissions of maximum-size segments. Findings:
+    payload each way, segments above the peer's MSS, the share of packets with DF,
+    fragments (IPv4 and IPv6 reassembled), ICMP fragmentation-needed and ICMPv6 Packet
+    Too Big tied to the connection by the quoted header (and whether the sender shrank
+    after it), retransmissions of maximum-size segments, and the layers around it
+    (VLAN, MPLS, PPPoE, GRE, VXLAN, GENEVE, ERSPAN) with the bytes they take from the
+    MTU. Segments captured before segmentation (TSO/GSO/GRO) are reported as such,
+    never as wire sizes; frames that cannot be decoded are counted by reason. Findings:
     legacy MSS (536, 512, 1220, none), small segments although both sides advertised
     1460 (VOS STCP's non-local rule), PTB obeyed or ignored, black-hole signature, no
-    DF plus fragments, and MSS clamping between two capture points (--second).
+    DF plus fragments, a capture taken with offload, an MSS the encapsulation explains,
+    and MSS clamping between two capture points (--second).
 
     Examples:
 
