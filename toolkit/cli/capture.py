@@ -27,18 +27,7 @@ def capture(
 ) -> None:
     """Per connection: the MSS each side advertised and the segments it really sent.
 
-    For every TCP connection: SYN and SYN-ACK MSS (or that it was absent), the largest
-    payload each way, segments above the peer's MSS, the share of packets with DF,
-    fragments (IPv4 and IPv6 reassembled), ICMP fragmentation-needed and ICMPv6 Packet
-    Too Big tied to the connection by the quoted header (and whether the sender shrank
-    after it), retransmissions of maximum-size segments, and the layers around it
-    (VLAN, MPLS, PPPoE, GRE, VXLAN, GENEVE, ERSPAN) with the bytes they take from the
-    MTU. Segments captured before segmentation (TSO/GSO/GRO) are reported as such,
-    never as wire sizes; frames that cannot be decoded are counted by reason. Findings:
-    legacy MSS (536, 512, 1220, none), small segments although both sides advertised
-    1460 (VOS STCP's non-local rule), PTB obeyed or ignored, black-hole signature, no
-    DF plus fragments, a capture taken with offload, an MSS the encapsulation explains,
-    and MSS clamping between two capture points (--second).
+    For every TCP connection: SYN and SYN-ACK MSS (or that it was absent), the largest payload each way, segments above the peer's MSS, the share of packets with DF, fragments (IPv4 and IPv6 reassembled), ICMP fragmentation-needed and ICMPv6 Packet Too Big tied to the connection by the quoted header (and whether the sender shrank after it), retransmissions of maximum-size segments, and the layers around it (VLAN, MPLS, PPPoE, GRE, VXLAN, GENEVE, ERSPAN) with the bytes they take from the MTU. Segments captured before segmentation (TSO/GSO/GRO) are reported as such, never as wire sizes; frames that cannot be decoded are counted by reason. Findings: legacy MSS (536, 512, 1220, none), small segments although both sides advertised 1460 (VOS STCP's non-local rule), PTB obeyed or ignored, black-hole signature, no DF plus fragments, a capture taken with offload, an MSS the encapsulation explains, and MSS clamping between two capture points (--second).
 
     Examples:
 
@@ -48,8 +37,7 @@ def capture(
 
       mssdiag capture stcp_trace.txt --export-pcap stcp_trace.pcap
 
-    Exit status: 0 every input read; 1 nothing could be read; 2 bad usage;
-    3 some inputs could not be read (or only in part; the rest is printed).
+    Exit status: 0 every input read; 1 nothing could be read; 2 bad usage; 3 some inputs could not be read (or only in part; the rest is printed).
     """
     from toolkit import capture as cap
     from toolkit.capture import pmtext, record
