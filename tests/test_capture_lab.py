@@ -98,11 +98,30 @@ def _same(ours, theirs):
     return set(ours) == set(theirs)
 
 
+def test_fragments_from_a_host_without_pmtu_discovery(taken):
+    r, f = _one(taken["fragments"])
+    c = f["client_to_server"]
+    # the router split each 1500-byte packet for the 1400-byte link: 1396 + the rest
+    assert c["df_share"] == 0.0 and c["fragmented_datagrams"] > 0
+    assert c["fragments"] == 2 * c["fragmented_datagrams"] and c["max_fragment_ip_len"] == 1396
+    assert c["max_payload"] == 1448 and c["incomplete_datagrams"] == 0
+    assert "capture-fragments-no-df" in [x.code for x in r.findings]
+
+
+def test_vxlan_underlay(taken):
+    r, f = _one(taken["vxlan"])
+    assert f["encapsulation"] == {"layers": ["vxlan"], "overhead": 50}
+    assert (f["client_to_server"]["mss"], f["server_to_client"]["mss"]) == (1410, 1410)   # overlay MTU 1450
+    assert f["client_to_server"]["max_payload"] == 1398       # 1410 less the timestamp option
+    assert [x.code for x in r.findings] == ["capture-tunnel-mss", "capture-tunnel-mss"]
+
+
 CROSS = ["legacy536", "clamp_inside", "clamp_outside", "blackhole", "ptb_offload_off", "ptb_offload_on"]
+TSHARK_ALSO = ["fragments", "vxlan"]       # tcptrace neither reassembles nor opens VXLAN
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed (Debian package tshark)")
-@pytest.mark.parametrize("key", CROSS)
+@pytest.mark.parametrize("key", CROSS + TSHARK_ALSO)
 def test_same_connections_as_tshark(taken, key):
     assert capturelib.disagreements(taken[key]) == []
 

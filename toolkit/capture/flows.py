@@ -87,6 +87,7 @@ class Analyzer:
         self.mtu = mtu
         self.source = source
         self.table: Dict[bytes, int] = {}      # the first packet's (addresses, ports) -> flow index
+        self.answers: Dict[bytes, int] = {}    # the other way round, for recent flows (bounded)
         self.keys: List[bytes] = []
         self.S = array("I")
         self.B = array("Q")
@@ -619,10 +620,15 @@ class Analyzer:
         f = self.table.get(key)
         d = 0
         if f is None:
-            half = len(addrs) // 2
-            rkey = addrs[half:] + addrs[:half] + key[-2:] + key[-4:-2]
-            f = self.table.get(rkey)
             d = 1
+            f = self.answers.get(key)
+            if f is None:
+                half = len(addrs) // 2
+                f = self.table.get(addrs[half:] + addrs[:half] + key[-2:] + key[-4:-2])
+                if f is not None:
+                    if len(self.answers) >= 65536:
+                        self.answers.clear()
+                    self.answers[key] = f
         S = self.S
         if doff < 20 or doff > l4len:
             self._skip("malformed header: TCP data offset")
@@ -636,8 +642,11 @@ class Analyzer:
             if S[b + FLAGS] & F_SYN and S[b + ISN] != seq:
                 o = (2 * f + (d ^ 1)) * W
                 if (S[b + FLAGS] | S[o + FLAGS]) & (F_FIN | F_RST) or ts - self.T[2 * f + 1] > 60:
+                    half = len(addrs) // 2
+                    rkey = addrs[half:] + addrs[:half] + key[-2:] + key[-4:-2]
                     if d == 1:      # the tuple's old entry is keyed the other way round
                         del self.table[rkey]
+                    self.answers.pop(rkey, None)
                     f, d = self._new_flow(key, flags, ts, ctx), 0
         j = 2 * f + d
         b = j * W
