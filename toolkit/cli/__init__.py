@@ -13,6 +13,7 @@ from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
 from toolkit.cli import fleet as fleet_cli
+from toolkit.cli import collect as collect_cli
 from toolkit.cli import startup
 
 app = typer.Typer(
@@ -48,6 +49,7 @@ capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
 audit_cli.register(app)
 fleet_cli.register(app)
+collect_cli.register(app)
 
 
 def main() -> None:
