@@ -163,9 +163,9 @@ def host_toml(host: str, kernel: str, dumps: List[str], started: datetime) -> st
             f"dumps = [{', '.join(_toml_str(d) for d in dumps)}]\n")
 
 
-def search_path(path: Optional[str] = None) -> str:
+def search_path() -> str:
     """PATH, then the sbin directories (cron's PATH lacks them)."""
-    parts = [p for p in (path if path is not None else os.environ.get("PATH", "")).split(os.pathsep) if p]
+    parts = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p]
     return os.pathsep.join(parts + [d for d in SBIN if d not in parts])
 
 
@@ -256,7 +256,7 @@ def collect(path: Optional[str] = None, timeout: float = TIMEOUT,
     if not sys.platform.startswith("linux"):
         raise CollectError(f"this is {sys.platform}, not Linux: docs/collect.md lists what to run by hand "
                            "on Windows, HP-UX, Solaris, AIX and VOS")
-    path = search_path(path)
+    path = search_path() if path is None else path
     uname = os.uname()
     bundle = Bundle(host=uname.nodename, started=datetime.now(timezone.utc), kernel=uname.release,
                     privileged=os.geteuid() == 0)

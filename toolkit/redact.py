@@ -61,7 +61,19 @@ KEPT_V6 = (
     ("fd00::/8", "prefix", "unique local"),
     ("::ffff:0:0/96", "prefix", "IPv4-mapped (carries the IPv4 address's token)"),
 )
-KEPT_MACS = ("00:00:00:00:00:00", "ff:ff:ff:ff:ff:ff")
+# MACs kept whole (value/prefix length): they name a protocol, not a machine
+KEPT_MACS = (
+    ("00:00:00:00:00:00/48", "all zeros"),
+    ("ff:ff:ff:ff:ff:ff/48", "broadcast"),
+    ("01:80:c2:00:00:00/44", "IEEE 802.1 reserved group addresses (STP, LLDP, pause)"),
+    ("01:00:5e:00:00:00/25", "IPv4 multicast (RFC 1112)"),
+    ("33:33:00:00:00:00/16", "IPv6 multicast (RFC 2464)"),
+)
+
+
+def _mac_range(text: str) -> Tuple[int, int]:
+    mac, length = text.split("/")
+    return int(mac.replace(":", ""), 16), int(length)
 
 # Words the collected outputs print as syntax: a host named like one of them is replaced
 # only where the bundle names the host (host.toml, manifest), not wherever the word stands.
@@ -139,7 +151,8 @@ _NETNS = re.compile(r"\blink-netns (?P<name>\S+)")
 _IFNAME_TEXT = re.compile(r"^\d+: (?P<name>[^:@\s]+)(?:@[^:\s]+)?:", re.M)
 _ALTNAME = re.compile(r"\baltname (?P<name>\S+)")
 _IFNAME_JSON = re.compile(r'"(?:ifname|altnames?|master|link|dev)"\s*:\s*"(?P<name>[^"\\]+)"')
-_SS_ROW = re.compile(r"^\S+\s+\d+\s+\d+\s+(?P<local>\S+)\s+(?P<peer>\S+)", re.M)
+# ss: [Netid] State Recv-Q Send-Q Local:Port Peer:Port
+_SS_ROW = re.compile(r"^(?:[a-z]+[ \t]+)?[A-Z][A-Z0-9-]*[ \t]+\d+[ \t]+\d+[ \t]+(?P<local>\S+:\S+)[ \t]+(?P<peer>\S+:\S+)", re.M)
 _PORT = re.compile(r"^(?P<host>.*?)(?::(?:\d+|\*|[a-z][\w-]*))?$")
 _PROMPT_TAIL = re.compile(r"[$#%>]\s*[A-Za-z./]")
 # after user@host, a prompt's end: `[root@web1 ~]# `, `user@web1:~$ `, `user@mx1> ` (not `ip link`'s `veth0@if7: <`)
@@ -168,10 +181,11 @@ def interface_names(texts: Iterable[str]) -> Set[str]:
 def host_names(text: str) -> Set[str]:
     """Host names a text shows: prompts (as the parsers read them) and `ss` columns printed
     as names rather than addresses."""
+    from parsers.paste import clean            # a paste's damage undone (Markdown escapes, HTML)
     from parsers.text import command_host      # the one reader of prompts' host names
 
     found: Set[str] = set()
-    for line in text.splitlines():
+    for line in clean(text if text.endswith("\n") else text + "\n").splitlines():
         if "@" in line or _PROMPT_TAIL.search(line):
             name = command_host(line)
             if name and "@" + name in line and not re.search(_AT_PROMPT.format(re.escape(name)), line):
@@ -205,8 +219,8 @@ class Redactor:
         self.v6_ranges = _ranges(KEPT_V6, 6)
         self.v4 = _Tree(self.key, b"4", 32, [(int(n.network_address), n.prefixlen) for n, _, _ in self.v4_ranges])
         self.v6 = _Tree(self.key, b"6", 128, [(int(n.network_address), n.prefixlen) for n, _, _ in self.v6_ranges])
-        self.mac = _Tree(self.key, b"m", 48, [(int(m.replace(":", ""), 16), 48) for m in KEPT_MACS],
-                         fixed_depths=(6, 7))       # the local and group bits of the first octet
+        self.mac_ranges = [_mac_range(m) for m, _ in KEPT_MACS]
+        self.mac = _Tree(self.key, b"m", 48, self.mac_ranges, fixed_depths=(6, 7))   # local and group bits kept
         self.names: Dict[str, str] = {}        # lower-cased name -> kind (host, netns)
         self.keep: Set[str] = set()            # interface names
         self.tokens: Dict[str, Dict[str, str]] = {"addresses": {}, "macs": {}, "names": {}, "texts": {}}
@@ -310,6 +324,8 @@ class Redactor:
             token = self.tokens["macs"][key]
         else:
             value, width = int(key.replace(":", ""), 16), len(groups) * 8
+            if width == 48 and any(value >> (48 - n) == v >> (48 - n) for v, n in self.mac_ranges):
+                return text
             # InfiniBand's 20 octets: the same construction, keyed apart
             tree = self.mac if width == 48 else _Tree(self.key, b"ib", width, [])
             raw = tree(value).to_bytes(width // 8, "big").hex()
@@ -412,7 +428,8 @@ def summary() -> dict:
     return {
         "addresses": "prefix-preserving keyed permutation: one subnet stays one subnet with its prefix length",
         "kept": [{"range": net, "how": how, "what": what} for net, how, what in KEPT_V4 + KEPT_V6],
-        "macs": "keyed permutation, group and local bits kept; " + " and ".join(KEPT_MACS) + " kept",
+        "macs": "keyed permutation, group and local bits kept",
+        "kept_macs": [{"range": mac, "what": what} for mac, what in KEPT_MACS],
         "names": "host names, prompts' host names, ss peer names, network namespace names: host-/dom-/netns- tokens",
         "texts": "interface aliases and firewall rule comments: text- tokens",
         "interfaces": "interface names kept",
