@@ -20,7 +20,7 @@ from hypothesis import given, settings, strategies as st
 from fixturelib import actual, pairs
 from parsers.text import open_text
 from toolkit import collect as work
-from toolkit.redact import KEPT_V4, KEPT_V6, KEYWORDS, Redactor, RedactError, load_map, redact
+from toolkit.redact import KEPT_MACS, KEPT_V4, KEPT_V6, KEYWORDS, Redactor, RedactError, load_map, redact
 
 ROOT = Path(__file__).resolve().parent.parent
 MSSDIAG = str(Path(sys.executable).with_name("mssdiag"))
@@ -322,3 +322,22 @@ def test_cli_quiet_without_a_terminal_and_json(tmp_path):
     res = cli("--archive", "b.tar.gz", "--json", cwd=tmp_path)
     doc = json.loads(res.stdout)
     assert doc["written"] == {"archive": str(tmp_path / "b.tar.gz")}
+
+
+def test_a_public_address_keeps_only_the_bits_it_shares_with_kept_ranges():
+    """docs/collect.md: 8.8.8.8 keeps its first seven bits, whatever the key."""
+    for _ in range(20):
+        token = Redactor().address("8.8.8.8")
+        assert token.split(".")[0] in ("8", "9") and token != "8.8.8.8"
+
+
+def test_docs_say_what_is_kept_and_read():
+    text = (ROOT / "docs" / "collect.md").read_text()
+    for net, how, _ in KEPT_V4 + KEPT_V6:
+        assert f"`{net}`" in text and how in text, net
+    for mac, what in KEPT_MACS:
+        assert f"`{mac}` | {what}" in text, mac
+    for key in work.SYSCTLS:
+        assert f"`{key.rsplit('.', 1)[-1]}`" in text or f"`{key}`" in text, key
+    for source in work.COMMANDS + (work.PROC_COUNTERS,):
+        assert f"`{source.file}`" in text and " ".join(source.command[1:]) in text, source.file
