@@ -179,25 +179,27 @@ def interface_names(texts: Iterable[str]) -> Set[str]:
 
 
 def host_names(text: str) -> Set[str]:
-    """Host names a text shows: prompts (as the parsers read them) and `ss` columns printed
-    as names rather than addresses."""
+    """Host names a text shows: those the parsers take from a dump (prompts, a metric's host
+    label), prompts before any other command, and `ss` columns printed as names rather than
+    addresses."""
+    import parsers
     from parsers.paste import clean            # a paste's damage undone (Markdown escapes, HTML)
     from parsers.text import command_host      # the one reader of prompts' host names
 
-    found: Set[str] = set()
+    found = {s.prompt_host for s in parsers.iter_parse(text, skipped=[]) if s.prompt_host}
     for line in clean(text if text.endswith("\n") else text + "\n").splitlines():
         if "@" in line or _PROMPT_TAIL.search(line):
             name = command_host(line)
             if name and "@" + name in line and not re.search(_AT_PROMPT.format(re.escape(name)), line):
                 continue
-            if name and _NAME.match(name) and not _is_address(name):
-                found.add(name.rstrip("."))
+            if name:
+                found.add(name)
     for m in _SS_ROW.finditer(text):
         for column in (m["local"], m["peer"]):
             host = _PORT.match(column)["host"].strip("[]").split("%")[0]
-            if host and host != "*" and _NAME.match(host) and not host.isdigit() and not _is_address(host):
+            if host and host != "*" and not host.isdigit():
                 found.add(host)
-    return found
+    return {n.rstrip(".") for n in found if _NAME.match(n) and not _is_address(n)}
 
 
 def netns_names(text: str) -> Set[str]:
