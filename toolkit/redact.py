@@ -314,8 +314,11 @@ class Redactor:
             return token
         net = ipaddress.ip_network(f"{mapped}/{length}", strict=False).network_address
         if addr.version == 6 and net.ipv4_mapped is not None and "." in text:
-            return f"::ffff:{net.ipv4_mapped}"
-        return str(net)
+            token = f"::ffff:{net.ipv4_mapped}"
+        else:
+            token = str(net)
+        self._unique("addresses", f"{addr}/{length}", f"{token}/{length}")      # the map lists networks too
+        return token
 
     def mac_address(self, text: str) -> str:
         """The token of a MAC (or InfiniBand address) in the form it was printed in."""
