@@ -166,6 +166,15 @@ def test_a_host_named_like_a_keyword_is_not_replaced_everywhere():
     assert " scope link src " in out["r"]
 
 
+def test_a_host_named_like_hex_is_not_replaced_inside_addresses():
+    r = Redactor(KEY)
+    out = redact({"a": "[root@cafe ~]# ss -tin\nESTAB 0 0 [fd00:cafe::1]:22 [fe80::cafe:1%eth0]:5000\n",
+                  "b": "Ip: 10 packets\n"}, r, ["cafe", "10"])
+    host, v6, ll = r.name("cafe"), r.address("fd00:cafe::1"), r.address("fe80::cafe:1")
+    assert out["a"] == f"[root@{host} ~]# ss -tin\nESTAB 0 0 [{v6}]:22 [{ll}%eth0]:5000\n"
+    assert out["b"] == "Ip: 10 packets\n"                        # a name has a letter: 10 is no name
+
+
 def test_free_text_becomes_one_token():
     r = Redactor(KEY)
     out = r.text('    alias uplink to core-sw1 10.9.9.9\n"ifalias": "uplink to core-sw1 10.9.9.9",\n'

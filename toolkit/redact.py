@@ -84,6 +84,7 @@ KEYWORDS = frozenset("""
     via src proto scope metric table cache mtu expires ether none loopback brd alias state up
     down unknown master bridge vxlan veth dummy tun tap gre ipip sit ip ip6 inet inet6 tcp udp
     icmp ipv4 ipv6 ecn cubic reno bbr localhost counter chain type hook policy priority
+    text dom netns
 """.split())
 
 
@@ -130,7 +131,9 @@ class _Tree:
 # --------------------------------------------------------------------------- what is found in text
 
 _HEX = "[0-9A-Fa-f]"
-_TOKENS = re.compile(
+# One pass finds addresses and names together, addresses first: a name that looks like
+# part of an address (a host called `cafe`, or `10`) is never replaced inside one.
+_ADDRESSES = (
     # MACs: six groups of one or two hex digits (Solaris prints 0:3:ba:...), or twenty
     # (InfiniBand); six hyphenated pairs (Windows)
     rf"(?P<mac>(?<![0-9A-Fa-f:])(?:{_HEX}{{2}}:){{19}}{_HEX}{{2}}(?![0-9A-Fa-f:])"
@@ -227,19 +230,19 @@ class Redactor:
         self.keep: Set[str] = set()            # interface names
         self.tokens: Dict[str, Dict[str, str]] = {"addresses": {}, "macs": {}, "names": {}, "texts": {}}
         self._taken: Dict[str, str] = {}       # token -> original: two values never share one
-        self._words: Optional[re.Pattern] = None
+        self._compiled: Optional[re.Pattern] = None
 
     # ---- learning
 
     def add_name(self, name: str, kind: str = "host") -> None:
         name = name.strip().rstrip(".").lower()
-        if not name or not _NAME.match(name) or _is_address(name):
+        if not _NAME.match(name) or _is_address(name) or not re.search("[a-z]", name):
             return
         first, _, domain = name.partition(".")
         self.names.setdefault(first, kind)
         if domain:
             self.names.setdefault(domain, "dom")
-        self._words = None
+        self._compiled = None
 
     def learn(self, texts: Iterable[str]) -> None:
         texts = list(texts)
@@ -249,7 +252,7 @@ class Redactor:
                 self.add_name(name)
             for name in netns_names(text):
                 self.add_name(name, "netns")
-        self._words = None
+        self._compiled = None
 
     # ---- tokens
 
@@ -340,19 +343,20 @@ class Redactor:
 
     # ---- text
 
-    def _word_pattern(self) -> Optional[re.Pattern]:
-        if self._words is None:
-            words = sorted((n for n in self.names if n not in KEYWORDS and n not in self.keep), key=len, reverse=True)
-            if not words:
-                return None
-            keep = sorted(self.keep, key=len, reverse=True)
-            keep_alt = "|".join(map(re.escape, keep)) or "(?!)"
-            self._words = re.compile(rf"(?P<keep>(?<![\w-])(?:{keep_alt})(?![\w-]))"
-                                     rf"|(?<![A-Za-z0-9])(?P<name>{'|'.join(map(re.escape, words))})(?![A-Za-z0-9])",
-                                     re.I)
-        return self._words
+    def _pattern(self) -> re.Pattern:
+        """Addresses and MACs, then interface names (kept), then the names to replace."""
+        if self._compiled is None:
+            alt = lambda words: "|".join(map(re.escape, sorted(words, key=len, reverse=True))) or "(?!)"  # noqa: E731
+            names = [n for n in self.names if n not in KEYWORDS and n not in self.keep]
+            self._compiled = re.compile(_ADDRESSES + rf"|(?P<keep>(?<![\w-])(?i:{alt(self.keep)})(?![\w-]))"
+                                     rf"|(?<![A-Za-z0-9])(?P<name>(?i:{alt(names)}))(?![A-Za-z0-9])")
+        return self._compiled
 
     def _token(self, m: re.Match) -> str:
+        if m["keep"]:
+            return m["keep"]
+        if m["name"]:
+            return self.name(m["name"])
         if m["mac"]:
             return self.mac_address(m["mac"])
         length = m["len"] or ""
@@ -379,10 +383,7 @@ class Redactor:
         text = _ALIAS_LINE.sub(lambda m: m["pre"] + self.free_text(m["text"]), text)
         text = _JSON_TEXT.sub(lambda m: m["pre"] + self.free_text(m["text"]), text)
         text = _COMMENT.sub(lambda m: m["pre"] + self._comment(m["text"]), text)
-        words = self._word_pattern()
-        if words is not None:
-            text = words.sub(lambda m: m.group(0) if m["keep"] else self.name(m["name"]), text)
-        return _TOKENS.sub(self._token, text)
+        return self._pattern().sub(self._token, text)
 
     def _comment(self, text: str) -> str:
         quoted = text.startswith('"')
