@@ -350,3 +350,18 @@ def test_docs_say_what_is_kept_and_read():
         assert f"`{key.rsplit('.', 1)[-1]}`" in text or f"`{key}`" in text, key
     for source in work.COMMANDS + (work.PROC_COUNTERS,):
         assert f"`{source.file}`" in text and " ".join(source.command[1:]) in text, source.file
+
+
+@pytest.mark.parametrize("host", ["localhost", "1234", "web1.example.com"])
+def test_the_bundle_never_names_its_host_when_redacted(host):
+    """However the host is named (a keyword, digits only), host.toml, the manifest and the
+    directory name carry its token."""
+    bundle = work.Bundle(host=host, started=work.datetime.now(work.timezone.utc), kernel="6.1.0", privileged=False,
+                         outputs={"ss-tin.txt": f"2026-01-01T00:00:00Z\n$ ss -tin\n[root@{host} ~]# ss\n"})
+    bundle.items.append(work.Item("ss-tin.txt", "ss -tin", "run", "ok"))
+    r = Redactor(KEY)
+    name, files = work.files_of(bundle, r)
+    assert name == r.name(host) and name.startswith("host-")
+    assert f'name = "{name}"' in files["host.toml"] and json.loads(files["manifest.json"])["host"] == name
+    assert work.default_name(name, bundle).startswith(f"mssdiag-{name}-")
+    assert host not in files["host.toml"] + files["manifest.json"]

@@ -122,12 +122,12 @@ class Bundle:
         wanted = {s.file for s in COMMANDS + (PROC_COUNTERS, SYSCTL) if s.listed}
         return [i.file for i in self.items if i.file in self.outputs and i.file in wanted]
 
-    def manifest(self, redaction: Optional[dict] = None) -> dict:
+    def manifest(self, redaction: Optional[dict] = None, host: Optional[str] = None) -> dict:
         import toolkit
         return {
             "schema": SCHEMA,
             "tool": f"mssdiag {toolkit.__version__}",
-            "host": self.host,
+            "host": host or self.host,
             "os": "linux",
             "kernel": self.kernel,
             "collected_at": iso(self.started),
@@ -138,11 +138,12 @@ class Bundle:
             "sysctl": self.sysctl,
         }
 
-    def files(self, redaction: Optional[dict] = None) -> Dict[str, str]:
-        """Every file of the bundle: the outputs, host.toml and manifest.json."""
+    def files(self, redaction: Optional[dict] = None, host: Optional[str] = None) -> Dict[str, str]:
+        """Every file of the bundle: the outputs, host.toml and manifest.json (naming the
+        host `host` when given: its token)."""
         files = dict(self.outputs)
-        files[HOST_FILE] = host_toml(self.host, self.kernel, self.listed(), self.started)
-        files[MANIFEST] = json.dumps(self.manifest(redaction), indent=1) + "\n"
+        files[HOST_FILE] = host_toml(host or self.host, self.kernel, self.listed(), self.started)
+        files[MANIFEST] = json.dumps(self.manifest(redaction, host), indent=1) + "\n"
         return files
 
 
@@ -371,5 +372,5 @@ def files_of(bundle: Bundle, redactor=None) -> Tuple[str, Dict[str, str]]:
     if redactor is None:
         return bundle.host, bundle.files()
     from toolkit import redact
-    files = redact.redact(bundle.files(redact.summary()), redactor, [bundle.host])
-    return redactor.name(bundle.host), files
+    host = redactor.name(bundle.host)       # whatever the name: even one no text pass may replace
+    return host, redact.redact(bundle.files(redact.summary(), host), redactor, [bundle.host])

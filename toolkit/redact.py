@@ -292,20 +292,18 @@ class Redactor:
             addr = ipaddress.ip_address(text)
         except ValueError:
             return None
+        if addr.version == 6 and addr.ipv4_mapped is not None:     # in the form it was printed in
+            v4 = self.address(str(addr.ipv4_mapped))
+            return f"::ffff:{v4}" if "." in text else str(ipaddress.ip_address(f"::ffff:{v4}"))
         key = str(addr)
         if key in self.tokens["addresses"]:
             return self.tokens["addresses"][key]
-        if addr.version == 6 and addr.ipv4_mapped is not None:
-            v4 = self.address(str(addr.ipv4_mapped))
-            token = f"::ffff:{v4}" if "." in text else str(ipaddress.ip_address(f"::ffff:{v4}"))
-        else:
-            ranges, tree = (self.v4_ranges, self.v4) if addr.version == 4 else (self.v6_ranges, self.v6)
-            inside = [r for r in ranges if addr in r[0]]
-            if inside and max(inside, key=lambda r: r[0].prefixlen)[1] == "whole":
-                return key
-            token = str(ipaddress.ip_address(tree(int(addr))) if addr.version == 4
-                        else ipaddress.IPv6Address(tree(int(addr))))
-        return self._unique("addresses", key, token)
+        ranges, tree = (self.v4_ranges, self.v4) if addr.version == 4 else (self.v6_ranges, self.v6)
+        inside = [r for r in ranges if addr in r[0]]
+        if inside and max(inside, key=lambda r: r[0].prefixlen)[1] == "whole":
+            return key
+        return self._unique("addresses", key, str(ipaddress.ip_address(tree(int(addr))) if addr.version == 4
+                                                    else ipaddress.IPv6Address(tree(int(addr)))))
 
     def network(self, text: str, length: int) -> Optional[str]:
         """`A/len`: a network (no host bits set) keeps none; an address keeps its own token."""
