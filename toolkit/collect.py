@@ -73,7 +73,8 @@ SYSCTLS = (
     "net.ipv6.conf.all.forwarding", "net.ipv6.conf.default.mtu", "net.ipv6.conf.all.accept_ra_mtu",
     "net.ipv6.route.mtu_expires", "net.ipv6.route.min_adv_mss",
 )
-SYSCTL = Source("sysctl.txt", ("sysctl",) + SYSCTLS)
+# for the engineer (no reader takes sysctl output; the values are in the manifest too)
+SYSCTL = Source("sysctl.txt", ("sysctl",) + SYSCTLS, listed=False)
 
 # What the kernel says when an unprivileged user may not read something (strerror in the C locale).
 NOT_PERMITTED = ("Permission denied", "Operation not permitted", "you must be root")
