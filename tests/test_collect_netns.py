@@ -346,3 +346,23 @@ def nobody_python():
 
 def site_packages():
     return [p for p in sys.path if p.endswith("-packages")]
+
+
+def test_a_host_without_any_tool(lab, tmp_path):
+    """/usr/bin and /usr/sbin hidden (a private mount namespace): every command is missing,
+    the counters come from /proc, the sysctls too, and the bundle is still written."""
+    out = tmp_path / "bare"
+    inner = (f"mount -t tmpfs none /usr/sbin && mount -t tmpfs none /usr/local/sbin && mount -t tmpfs none /usr/bin"
+             f" && exec {shlex.quote(MSSDIAG)} collect {shlex.quote(str(out))} --json")
+    res = subprocess.run(["ip", "netns", "exec", lab.host, "unshare", "--mount", "--propagation", "private",
+                          "sh", "-c", inner], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    status = {f["file"]: f for f in json.loads(res.stdout)["files"]}
+    for source in ("netstat-s.txt", "nstat.txt", "ss-tin.txt", "ip-link.txt", "iptables-save.txt", "nft-ruleset.txt"):
+        assert status[source]["status"] == "missing", status[source]
+    assert status["proc-net-snmp.txt"]["status"] == "ok" and status["sysctl.txt"]["status"] == "ok"
+    assert sorted(p.name for p in out.iterdir()) == ["host.toml", "manifest.json", "proc-net-snmp.txt", "sysctl.txt"]
+    res, doc = triage(out)
+    (host,) = doc["hosts"]
+    assert res.returncode in (0, 4) and res.stderr == ""
+    assert {"reassembly-seen", "fragmenting-outbound"} <= {f["code"] for f in host["findings"]}

@@ -189,7 +189,8 @@ def run(source: Source, path: str, timeout: float) -> Tuple[Item, Optional[str]]
     item = Item(source.file, command, "run", "missing")
     exe = shutil.which(source.command[0], path=path)
     if exe is None:
-        item.note = f"{source.command[0]} not found in {path}"
+        # not the search path itself: it may name the user's home directory
+        item.note = f"{source.command[0]} not found in PATH or {', '.join(SBIN)}"
         return item, None
     env = {"PATH": path, "LC_ALL": "C", "LANG": "C"}
     start = time.monotonic()
