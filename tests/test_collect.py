@@ -287,6 +287,9 @@ def test_writing_refuses_to_overwrite(tmp_path):
     (tmp_path / "empty").mkdir()
     work.write_directory(files, str(tmp_path / "empty"))
     assert (tmp_path / "empty" / "a.txt").read_text() == "x\n"
+    assert stat.S_IMODE((tmp_path / "empty").stat().st_mode) == 0o700                 # the owner's only
+    work.write_archive(files, str(tmp_path / "new.tar.gz"), "top", work.datetime.now(work.timezone.utc))
+    assert stat.S_IMODE((tmp_path / "new.tar.gz").stat().st_mode) == 0o600
     (tmp_path / "old.tar.gz").write_text("")
     with pytest.raises(work.CollectError, match="exists; not overwritten"):
         work.write_archive(files, str(tmp_path / "old.tar.gz"), "top", work.datetime.now(work.timezone.utc))

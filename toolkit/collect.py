@@ -308,7 +308,8 @@ def default_name(host: str, bundle: Bundle) -> str:
 
 def write_directory(files: Dict[str, str], target: str) -> None:
     """The bundle as a case directory: made beside `target` under a dot name and renamed,
-    so a reader never sees half of it. `target` must not exist, or be an empty directory."""
+    so a reader never sees half of it; mode 700, as it holds the host's addresses and
+    firewall rules. `target` must not exist, or be an empty directory."""
     target = os.path.abspath(target)
     if os.path.lexists(target):
         if not os.path.isdir(target) or os.listdir(target):
@@ -322,18 +323,19 @@ def write_directory(files: Dict[str, str], target: str) -> None:
         for name, text in files.items():
             with open(os.path.join(tmp, name), "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(text)
-        os.chmod(tmp, 0o755 & ~_umask())
         if os.path.isdir(target):
             os.rmdir(target)
         os.rename(tmp, target)
-    except OSError as exc:
+    except BaseException as exc:          # a full disk or an interrupt: nothing half-written is left
         shutil.rmtree(tmp, ignore_errors=True)
-        raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
+        raise
 
 
 def write_archive(files: Dict[str, str], target: str, top: str, when: datetime) -> None:
     """The bundle as a .tar.gz holding one directory `top` (a case directory once unpacked);
-    no user or group names in it, every member dated at the collection."""
+    no user or group names in it, every member dated at the collection; mode 600."""
     if os.path.lexists(target):
         raise CollectError(f"{target}: exists; not overwritten")
     folder = os.path.dirname(os.path.abspath(target))
@@ -352,20 +354,15 @@ def write_archive(files: Dict[str, str], target: str, top: str, when: datetime) 
                 info = tarfile.TarInfo(f"{top}/{name}")
                 info.size, info.mode, info.mtime = len(data), 0o644, mtime
                 tar.addfile(info, io.BytesIO(data))
-        os.chmod(tmp, 0o644 & ~_umask())
         os.replace(tmp, target)
-    except OSError as exc:
+    except BaseException as exc:          # a full disk or an interrupt: nothing half-written is left
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        if isinstance(exc, OSError):
+            raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
+        raise
 
 
 def files_of(bundle: Bundle, redactor=None) -> Tuple[str, Dict[str, str]]:
