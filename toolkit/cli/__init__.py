@@ -1,5 +1,4 @@
 """The mssdiag command line: thin typer wrappers over the library, one module per group."""
-from __future__ import annotations
 
 import signal
 import sys

@@ -1,5 +1,4 @@
 """`mssdiag calc`: the numbers alone (MSS from MTU, transfers, BDP, Mathis bound)."""
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Callable, Optional, TypeVar

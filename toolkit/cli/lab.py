@@ -1,5 +1,4 @@
 """`mssdiag lab up|down|list`: scenario networks in namespaces, to reproduce a case by hand."""
-from __future__ import annotations
 
 import json
 import os

@@ -1,5 +1,4 @@
 """`mssdiag parse` and `mssdiag diff`: offline netstat dumps."""
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Iterator, List, Optional

@@ -1,5 +1,4 @@
 """`mssdiag triage`: per-host findings and recommendations from dumps, probes and host facts."""
-from __future__ import annotations
 
 import sys
 from typing import Annotated, List, Optional
