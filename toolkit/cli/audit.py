@@ -1,5 +1,4 @@
 """`mssdiag audit run | report | reparse`: periodic audits with a history (docs/audit.md)."""
-from __future__ import annotations
 
 import os
 import signal

@@ -1,5 +1,4 @@
 """`mssdiag capture`: offline captures (pcap, pcapng, snoop, VOS packet_monitor text)."""
-from __future__ import annotations
 
 import os
 import sys

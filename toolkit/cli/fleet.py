@@ -1,6 +1,5 @@
 """`mssdiag fleet collect | probe | playbook`: many hosts through Ansible, into the audit store
 (docs/fleet.md). Ansible runs as a subprocess: nothing of it is imported here."""
-from __future__ import annotations
 
 import os
 import shutil

@@ -1,5 +1,4 @@
 """`mssdiag probe`: path MTU, PMTUD black holes and the MSS a live host advertises and uses."""
-from __future__ import annotations
 
 import json
 import sys
