@@ -120,11 +120,13 @@ def _reading(module: ModuleType, note: Optional[str], chunk: Chunk, forced: bool
              + "; skipped")
         return None
     bad = next((i for i, line in enumerate(chunk.lines) if DAMAGED in line), None)
-    if bad is not None:
-        reading.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
+    for one in [reading] + reading.parts:
+        one.warnings.extend(chunk.notes)
+        if bad is not None:
+            one.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
                                 f"{chunk.lines[bad].strip()[:60]!r}; what it held is unknown")
-    if note:
-        reading.warnings.append(note)
+        if note:
+            one.warnings.append(note)
     return reading
 
 
@@ -231,11 +233,16 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         said(note, chunk.line)
         last = module.META.name
         snap = snapshot(module.META, reading, chunk, source, index)
+        # a text that names its own hosts and times (a scrape, an agent's JSON) is read in full
         if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
+                and reading.host is None and reading.taken_at is None and not reading.parts \
                 and shapes.wants(chunk.origin, module.META.name, note, forced is not None):
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
         yield snap
         index += 1
+        for part in reading.parts:
+            yield snapshot(module.META, part, chunk, source, index)
+            index += 1
     for note in notes:
         if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
             warn(note)

@@ -63,6 +63,12 @@ class Reading:
     raw: Dict[str, str] = field(default_factory=dict)
     warnings: List[str] = field(default_factory=list)
     forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
+    # Formats that name their host and time themselves (a metrics scrape's labels, an agent's
+    # tags): the host it names and when it was taken (ISO 8601), and the readings of the other
+    # hosts and times in the same text, one snapshot each.
+    host: Optional[str] = None
+    taken_at: Optional[str] = None
+    parts: List["Reading"] = field(default_factory=list)
 
 
 LAZY = frozenset(("ipv4", "ipv6", "raw"))     # a shape's snapshot makes these when first read
