@@ -10,7 +10,10 @@ jc (`jc --netstat`, another netstat -s reader) is measured too when it is found.
 write and use bytecode caches as a user's do (PYTHONDONTWRITEBYTECODE is left out of their
 environment), so the warm-up run leaves every module compiled.
 
-  .venv/bin/python benchmarks/startup_bench.py [-n 21] [--mssdiag PATH] [--jc PATH]
+  .venv/bin/python benchmarks/startup_bench.py [-n 21] [--mssdiag PATH] [--jc PATH] [--instructions]
+
+--instructions adds the instructions one run executes (valgrind's callgrind, once each, the
+console script's Python run under it): unlike the clocks, they do not move with the load.
 
 --mssdiag defaults to the console script beside this Python; --jc to `jc` on PATH (jc is not a
 dependency: `python3 -m venv /tmp/jc && /tmp/jc/bin/pip install jc`, then --jc /tmp/jc/bin/jc).
@@ -80,12 +83,28 @@ def once(argv, stdin) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def instructions(argv, stdin) -> float:
+    """Millions of instructions one run executes (valgrind --tool=callgrind)."""
+    argv = list(argv)
+    first = Path(argv[0]).read_bytes()[:200].split(b"\n")[0]
+    if first.startswith(b"#!") and b"python" in first:        # a console script: valgrind its Python
+        argv = [first[2:].decode().split()[0]] + argv
+    with open(stdin or os.devnull, "rb") as inp:
+        err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv, stdin=inp,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV).stderr
+    found = [line.split("Collected :")[1] for line in err.splitlines() if "Collected :" in line]
+    return int(found[-1]) / 1e6 if found else float("nan")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-n", type=int, default=21, help="runs of each command (default 21)")
     ap.add_argument("--mssdiag", default=str(Path(sys.executable).with_name("mssdiag")))
     ap.add_argument("--jc", default=shutil.which("jc"))
+    ap.add_argument("--instructions", action="store_true", help="also count each run's instructions (valgrind)")
     args = ap.parse_args()
+    if args.instructions and not shutil.which("valgrind"):
+        sys.exit("startup_bench: --instructions needs valgrind")
     if not os.access(args.mssdiag, os.X_OK):
         sys.exit(f"startup_bench: {args.mssdiag}: no mssdiag console script (make .venv/.installed, or --mssdiag)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,16 +120,25 @@ def main() -> None:
                 wall, cpu = once(argv, stdin)
                 walls[label].append(wall)
                 cpus[label].append(cpu)
+        counts = {label: instructions(argv, stdin) for label, argv, stdin, _ in todo} if args.instructions else {}
     wall = {label: statistics.median(times) for label, times in walls.items()}
+
+    def times(figures, label, peer):
+        ratio = figures[label] / figures[peer]
+        return f"{ratio:.2f}x {'(ok)' if ratio <= 1.3 else '(above 1.3x)'}"
     rows = []
     for label, _, _, peer in todo:
-        ratio = f"{wall[label] / wall[peer]:.2f}x {'(ok)' if wall[label] <= 1.3 * wall[peer] else '(above 1.3x)'}" \
-            if peer else ""
-        rows.append((label, f"{wall[label]:.3f}", f"{statistics.median(cpus[label]):.3f}", ratio))
+        row = [label, f"{wall[label]:.3f}", f"{statistics.median(cpus[label]):.3f}", times(wall, label, peer) if peer else ""]
+        if counts:
+            row += [f"{counts[label]:.0f}", times(counts, label, peer) if peer else ""]
+        rows.append(row)
     print(f"start-up, median of {args.n} runs each; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print(f"mssdiag: {args.mssdiag}\njc: {args.jc or 'not found (see --jc)'}\n")
-    print(tabulate(rows, headers=["command", "wall s", "cpu s", "wall vs minimal typer app"], disable_numparse=True,
-                   colalign=("left", "right", "right", "left")))
+    headers = ["command", "wall s", "cpu s", "wall vs minimal typer app"]
+    if counts:
+        headers += ["M instructions", "vs minimal typer app"]
+    print(tabulate(rows, headers=headers, disable_numparse=True,
+                   colalign=("left", "right", "right", "left", "right", "left")[:len(headers)]))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 import signal
 import sys
-from typing import Optional
 
 import typer
 
@@ -34,8 +33,8 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def root(version: Optional[bool] = typer.Option(
-        None, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
+def root(version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
     """Diagnose TCP MSS, path MTU and IP fragmentation problems."""
 
 
