@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from typing import Optional
@@ -19,8 +20,6 @@ app = typer.Typer(help="Build scenario networks (client, router, target) in netw
 def self_command() -> str:
     """How to run this very mssdiag again from a root shell: the full path of the running
     script (a .venv install is not on root's PATH), or `python -m toolkit`."""
-    import shlex              # here, not at the top: every mssdiag run loads this module
-
     argv0 = sys.argv[0] if sys.argv else ""
     if not argv0 or argv0 == "-c" or os.path.basename(argv0) == "__main__.py":
         return f"{shlex.quote(sys.executable)} -m toolkit"
