@@ -54,19 +54,26 @@ def labels(*pairs: Tuple[str, str]) -> Labels:
 # space" and OpenBSD/NetBSD "malformed fragments dropped" (a separate kernel counter, so
 # the sum never counts a fragment twice). Timeouts go to ReasmTimeout only. The traffic
 # lines ("total packets received", "packets for this host", "packets sent from this host",
-# "packets forwarded") are InReceives, InDelivers, OutRequests and ForwDatagrams.
+# "packets forwarded") are InReceives, InDelivers, OutRequests and ForwDatagrams. SVR4 stacks
+# of BSD descent (SCO: "packets reassembled", "packets fragmented", "packets not fragmentable",
+# "packets delivered", "total packets sent") print the same counters in their own words.
 COMMON: Labels = labels(
     ("ReasmReqds", r"fragments? received"),
     ("ReasmFails", r"(?:fragments? )?dropped \(dup or out of space\)"),
     ("ReasmFails", r"malformed fragments? dropped"),
     ("ReasmTimeout", r"(?:fragments? )?dropped after timeout"),
     ("ReasmOKs", r"(?:packets? )?reassembled ok"),
+    ("ReasmOKs", r"packets? reassembled"),
     ("FragOKs", r"output datagrams? fragmented"),
+    ("FragOKs", r"packets? fragmented"),
     ("FragCreates", r"fragments? created"),
     ("FragFails", r"datagrams? that can'?t be fragmented"),
+    ("FragFails", r"packets? not fragmentable"),
     ("InReceives", r"total packets? received"),
     ("InDelivers", r"packets? for this host"),
+    ("InDelivers", r"packets? delivered"),
     ("OutRequests", r"packets? sent from this host"),
+    ("OutRequests", r"total packets? sent"),
     ("ForwDatagrams", r"packets? forwarded(?: \(\d+ packets? fast forwarded\))?"),
 )
 

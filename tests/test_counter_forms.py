@@ -7,6 +7,7 @@ parser), so a name the reader maps wrongly changes the counters.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -202,3 +203,67 @@ def test_a_scrape_of_many_hosts_is_many_hosts():
     assert [(s.host, s.ipv4["ReasmReqds"], s.ipv4["ReasmOKs"]) for s in snaps] == \
         [("web1.example.com", 40, 20), ("2001:db8::7", 7, 3)]
     assert {s.taken_at for s in snaps} == {"2025-03-24T17:37:03+00:00"}
+
+
+# ------------------------------------------------------------------ agents' JSON
+
+def agent(text: str, **kw):
+    warnings = []
+    snaps = list(parsers.iter_parse(text, warn=warnings.append, **kw))
+    return snaps, warnings
+
+
+def test_telegraf_json_documents_of_one_host_and_time_are_one_snapshot_and_hosts_stay_apart():
+    """Telegraf's JSON serializer: {"fields", "name", "tags", "timestamp"}; nstat sends its netstat,
+    snmp and snmp6 groups as three metrics of one collection."""
+    lines = []
+    for host, reqds in (("db1", 40), ("db2", 7)):
+        lines += [json.dumps({"fields": {"IpExtInOctets": 9}, "name": "nstat", "tags": {"host": host, "name": "netstat"},
+                              "timestamp": 1558261410}),
+                  json.dumps({"fields": {"IpReasmReqds": reqds, "IpReasmOKs": 2, "IpForwarding": 2}, "name": "nstat",
+                              "tags": {"host": host, "name": "snmp"}, "timestamp": 1558261410}),
+                  json.dumps({"fields": {"Ip6ReasmFails": 1}, "name": "nstat", "tags": {"host": host, "name": "snmp6"},
+                              "timestamp": 1558261410})]
+    snaps, _ = agent("\n".join(lines) + "\n")
+    assert [(s.os, s.host, s.ipv4["ReasmReqds"], s.ipv4["ReasmOKs"], s.ipv6["ReasmFails"], s.forwarding) for s in snaps] == \
+        [("agentjson", "db1", 40, 2, 1, False), ("agentjson", "db2", 7, 2, 1, False)]
+    assert {s.taken_at for s in snaps} == {"2019-05-19T10:23:30+00:00"}
+    assert snaps[0].ipv4["FragOKs"] is None            # not shown (nstat's dump_zeros off): unknown, never 0
+
+
+def test_grouped_mib_names_string_values_and_the_reassembly_timer():
+    """metricbeat's network_summary ip / ip6 objects with ECS host.name; sflowtool's strings and
+    RFC 1213's ipReasmTimeout (the timer: kept in raw, never a count)."""
+    beat = {"@timestamp": "2017-10-12T08:05:34.853Z", "host": {"name": "web1"},
+            "system": {"network_summary": {"ip": {"ReasmReqds": 12, "FragCreates": 4, "Forwarding": 1},
+                                           "ip6": {"ReasmOKs": 3}}}}
+    (snap,), _ = agent(json.dumps(beat, indent=2) + "\n")
+    assert (snap.host, snap.ipv4["ReasmReqds"], snap.ipv4["FragCreates"], snap.ipv6["ReasmOKs"], snap.forwarding) == \
+        ("web1", 12, 4, 3, True)
+    sflow = '{"counterBlock_tag":"0:2007","ipReasmTimeout":"30","ipReasmReqds":"5","ipFragOKs":"2"}\n' \
+            '{"counterBlock_tag":"0:2000","hostname":"sw9"}\n'
+    (snap,), _ = agent(sflow)
+    assert (snap.host, snap.ipv4["ReasmReqds"], snap.ipv4["FragOKs"], snap.ipv4["ReasmTimeout"]) == ("sw9", 5, 2, None)
+    assert snap.raw["ipReasmTimeout"] == "30"
+
+
+@pytest.mark.parametrize("shown,why", [('"12x"', "not a whole number"), ("1.5", "not a whole number"),
+                                       ("-3", "not a whole number"), ("1e+30", "above 2**53")])
+def test_an_agent_value_that_is_no_counter_is_null_with_a_warning(shown, why):
+    (snap,), _ = agent('{"hostname": "h", "IpReasmFails": %s, "IpReasmReqds": 8}\n' % shown)
+    assert snap.ipv4["ReasmFails"] is None and snap.ipv4["ReasmReqds"] == 8
+    assert any("IpReasmFails" in w and why in w for w in snap.warnings), snap.warnings
+
+
+def test_a_hard_wrapped_json_paste_is_read_whole_with_a_warning():
+    doc = json.dumps({"fields": {"ip_reasmreqds": 31, "ip_forwdatagrams": 5, "ip_fragcreates": 8}, "name": "net",
+                      "tags": {"host": "telegraf", "interface": "all"}, "timestamp": 1558261410})
+    wrapped = "\n".join(doc[i:i + 40] for i in range(0, len(doc), 40)) + "\n"
+    (snap,), _ = agent(wrapped)
+    assert (snap.ipv4["ReasmReqds"], snap.ipv4["ForwDatagrams"], snap.ipv4["FragCreates"]) == (31, 5, 8)
+    assert any("hard-wrapped" in w for w in snap.warnings)
+
+
+def test_nstat_json_stays_with_the_linux_reader():
+    (snap,), _ = agent('{"kernel":{"IpReasmReqds":4,"IpReasmOKs":2,"TcpInSegs":9}}\n')
+    assert (snap.os, snap.format, snap.ipv4["ReasmReqds"]) == ("linux", "nstat -j", 4)
