@@ -87,6 +87,7 @@ RENDER = {
     "-OX": lambda p, n, i, t, v: f"{p}IP-MIB::{n}[{i}] = {t}: {v}" if i != "0" else f"{p}IP-MIB::{n}.0 = {t}: {v}",
     "-Of": lambda p, n, i, t, v: f"{p}.iso.org.dod.internet.mgmt.mib-2.ip.{n}.{i} = {t}: {v}",
     "-Oe -OU": lambda p, n, i, t, v: f"{p}IP-MIB::{n}.{i} = {t}: {plain(v)}",
+    "-On quoted in code": lambda p, n, i, t, v: f"{p}  '.{oid(n, i)} = {t}: {v}',",
 }
 SNMP_FIXTURES = sorted((NETSTAT / "snmp").glob("*.txt"))
 
