@@ -53,7 +53,9 @@ META = Meta(
         "ReasmFails: FreeBSD also counts some of those drops as 'dup or out of space'. "
         "'output datagrams fragmented' is FragOKs, 'fragments created' FragCreates, 'datagrams "
         "that can't be fragmented' FragFails. netstat -ss prints non-zero lines only, so inside "
-        "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null. "
+        "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null, and so "
+        "it does in a section that prints a line with 0 (a plain netstat -s shows every counter the "
+        "stack has: 4.3BSD-derived stacks such as MachTen print no reassembled or fragmented lines). "
         "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
