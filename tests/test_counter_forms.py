@@ -206,6 +206,31 @@ def test_a_scrape_of_many_hosts_is_many_hosts():
     assert {s.taken_at for s in snaps} == {"2025-03-24T17:37:03+00:00"}
 
 
+def test_a_default_node_exporter_scrape_is_a_snapshot_whose_counters_are_unknown():
+    """node_exporter's default netstat fields: Ip_Forwarding and octets, no fragment counter.
+    Each host is a snapshot with the counters null and a warning naming the flag; one widened
+    metric (a cut excerpt) is read as it stands, without that warning."""
+    text = ('node_netstat_Ip_Forwarding{instance="r1:9100"} 1\n'
+            'node_netstat_Ip6_InOctets{instance="r1:9100"} 6.097969e+06\n'
+            'node_netstat_IpExt_InOctets{instance="h2:9100"} 2.221879711e+09\n'
+            'node_netstat_Tcp_CurrEstab{instance="h2:9100"} 2\n')
+    snaps = list(parsers.iter_parse(text))
+    assert [(s.os, s.host, s.forwarding, s.ipv6 is not None) for s in snaps] == \
+        [("prometheus", "r1", True, True), ("prometheus", "h2", None, False)]
+    for s in snaps:
+        assert set(s.ipv4.values()) == {None}
+        assert any("--collector.netstat.fields" in w for w in s.warnings)
+    (cut,) = parsers.iter_parse("node_netstat_Ip_Forwarding 1\nnode_netstat_Ip_ForwDatagrams 4.5605107e+07\n")
+    assert cut.ipv4["ForwDatagrams"] == 45605107 and not cut.warnings
+
+
+def test_a_default_node_exporter_scrape_never_outranks_a_dump_that_shows_counters():
+    scrape = (NETSTAT / "prometheus" / "netns_node_exporter_default_fields.txt").read_text()
+    dump = (NETSTAT / "linux" / "netns-cron-date-netstat-s.txt").read_text()
+    assert parsers.detect(dump + "\n" + scrape)[0][0] == "linux"
+    assert parsers.detect(scrape)[0][0] == "prometheus"
+
+
 # ------------------------------------------------------------------ agents' JSON
 
 def agent(text: str, **kw):
