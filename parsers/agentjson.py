@@ -80,12 +80,12 @@ _DETECT = needs(re.compile(
     r'|"plugin_instance"[ \t]*:[ \t]*"Ip6?"'),
     '"IpReasm', '"IpFrag', '"Ip6Reasm', '"Ip6Frag', '"ipReasm', '"ipFrag', '"ip_reasm', '"ip_frag', '"ip6_',
     '"Reasm', '"Frag', '"plugin_instance"', fold=False)
-_NSTAT_J = re.compile(r'^\s*\{\s*"kernel"\s*:')
+_NSTAT_J = re.compile(r'\{\s*"kernel"\s*:\s*\{')       # nstat -j, wherever it sits: the linux reader's
 MAX_TRIES = 2000          # failed decode attempts in one text before giving up on the rest
 
 
 def detect(text: str) -> float:
-    if "{" not in text or _NSTAT_J.match(text):
+    if "{" not in text or _NSTAT_J.search(text[:1 << 20]):
         return 0.0
     hits = len(_DETECT.findall(text[:1 << 20]))
     return min(1.0, 0.9 + 0.02 * hits) if hits else 0.0
@@ -215,7 +215,8 @@ def _format(doc: object) -> str:
 def _read(text: str) -> List[prometheus.Series]:
     moments: Dict[Tuple[Optional[str], Optional[str]], prometheus.Series] = {}
     named = set()
-    reads: Dict[Optional[str], list] = {}    # collectd: host -> [read number, counters seen, time]
+    reads: Dict[Optional[str], list] = {}    # collectd: host -> [read number, {counter: (time, values)}, time]
+    dups: Dict[Tuple[Optional[str], int], List[str]] = {}
     for doc in documents(text):
         host = host_of(doc)
         if host is not None:
@@ -224,11 +225,16 @@ def _read(text: str) -> List[prometheus.Series]:
         if isinstance(doc, dict) and "type_instance" in doc and "dstypes" in doc:
             # one collectd value list a counter, their times a few milliseconds apart: a read ends
             # where a counter it holds comes again
-            state = reads.setdefault(host, [0, set(), None])
+            state = reads.setdefault(host, [0, {}, None])
             name = f"{doc.get('plugin_instance', '')}/{doc.get('type_instance')}"
+            stamp = (json.dumps(doc.get("time")), json.dumps(doc.get("values")))
+            if state[1].get(name) == stamp:
+                # the same value list again (a line pasted twice, a POST sent again): read once
+                dups.setdefault((host, state[0]), []).append(name)
+                continue
             if name in state[1]:
-                state[0], state[1], state[2] = state[0] + 1, set(), None
-            state[1].add(name)
+                state[0], state[1], state[2] = state[0] + 1, {}, None
+            state[1][name] = stamp
             state[2] = state[2] or time_of(doc)
             read = state
         measurement = doc.get("name") if isinstance(doc, dict) and isinstance(doc.get("fields"), dict) \
@@ -248,6 +254,11 @@ def _read(text: str) -> List[prometheus.Series]:
                     series = moments[ident] = prometheus.Series(_format(doc), host, when)
             shown = value if isinstance(value, str) else json.dumps(value)
             series.take(".".join(path + (key,)), shown, shown.strip(), what)
+    for (host, number), names in dups.items():
+        series = moments.get((host, f"collectd read {number}"))
+        if series is not None:
+            series.reading.warnings.append(f"collectd value list shown twice with the same time and value "
+                                           f"({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}): read once")
     if len(named) == 1:
         # an excerpt of one agent's output: its counters and its name in separate objects
         for series in moments.values():
