@@ -293,3 +293,14 @@ def test_a_hard_wrapped_json_paste_is_read_whole_with_a_warning():
 def test_nstat_json_stays_with_the_linux_reader():
     (snap,), _ = agent('{"kernel":{"IpReasmReqds":4,"IpReasmOKs":2,"TcpInSegs":9}}\n')
     assert (snap.os, snap.format, snap.ipv4["ReasmReqds"]) == ("linux", "nstat -j", 4)
+    (snap,), _ = agent('$ nstat -j -a\n{"kernel":{"IpReasmReqds":4,"IpReasmOKs":2,"TcpInSegs":9}}\n')
+    assert (snap.os, snap.ipv4["ReasmReqds"]) == ("linux", 4)     # after its prompt too
+
+
+def test_a_collectd_value_list_pasted_twice_is_read_once():
+    lines = (NETSTAT / "agentjson" / "netns_collectd_write_log_json.txt").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"type_instance":"ReasmOKs"' in line)
+    once, _ = agent("\n".join(lines) + "\n")
+    twice, _ = agent("\n".join(lines[:at + 1] + lines[at:]) + "\n")
+    assert [(s.host, s.ipv4) for s in twice] == [(s.host, s.ipv4) for s in once]
+    assert any("shown twice" in w for s in twice for w in s.warnings)
