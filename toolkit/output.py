@@ -290,13 +290,14 @@ def record_json(item, encoded: Callable[[object], Optional[str]]) -> str:
 _TEMPORARY: set = set()
 
 
-def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
+def write_atomic(path: str, text, mode: Optional[int] = None, binary: bool = False) -> None:
     """Write a file so that it is either the old one or the whole new one: a temporary
     file beside it, renamed over it (a full disk or an interrupt leaves the old file). The
     temporary name starts with a dot and ends in .tmp, so a reader that globs the target's
     pattern (node_exporter's textfile collector reads `*.prom`) never sees it half-written.
     `mode`: the file's permissions (default: the old file's, else 0644 less the umask).
-    `text` is the text, or a function that writes it to the file object it is given."""
+    `text` is the text, or a function that writes it to the file object it is given (opened
+    for bytes with `binary`)."""
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
@@ -308,7 +309,7 @@ def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
                 break
             except FileExistsError:
                 _TEMPORARY.discard(tmp)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             if callable(text):
                 text(fh)
             else:
