@@ -13,7 +13,7 @@ import socket
 import struct
 from typing import List, Optional
 
-from toolkit.probe.packets import UDP_BASE, Reply, unreach_reason
+from toolkit.probe.reply import UDP_BASE, Reply, unreach_reason
 
 IP_RECVERR, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE, IP_TTL = 11, 10, 3, 2
 IPV6_RECVERR, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE, IPV6_UNICAST_HOPS = 25, 23, 3, 16
