@@ -30,6 +30,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequenc
 
 from toolkit.probe import sockets as so
 from toolkit.probe.pmtu import Interrupted, Round, Sleep
+from toolkit.probe.route import sockaddr
 
 SO_SNDBUFFORCE = 32
 
@@ -166,9 +167,7 @@ class RawIO:
         return s
 
     def send(self, family: str, data: bytes, dst: str, mark: bool = False) -> None:
-        # a link-local destination keeps its zone (fe80::1%eth0): the socket module turns it
-        # into the scope id that picks the interface
-        self.sock(family, mark).sendto(data, (dst, 0))
+        self.sock(family, mark).sendto(data, sockaddr(dst, 0))
 
     def close(self) -> None:
         for s in self.socks.values():

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 from toolkit.probe.reply import mss_option
 from toolkit.probe.result import mss_info
+from toolkit.probe.route import sockaddr
 
 TCP_INFO = 11
 # struct tcp_info offsets (linux/tcp.h)
@@ -108,7 +109,7 @@ class MssCheck:
             return
         self.sock = s
         try:
-            s.bind((self.source, 0))
+            s.bind(sockaddr(self.source, 0))
             self.lport = s.getsockname()[1]
             if self.capture is not None:
                 self._flow = (self.address, self.port, self.lport)
@@ -117,7 +118,7 @@ class MssCheck:
             # room for one SYN retransmission (Linux: after 1 s) on top of the answer timeout
             self._deadline = now + self.timeout + 1.5
             self._t0 = now
-            err = s.connect_ex((self.address, self.port))
+            err = s.connect_ex(sockaddr(self.address, self.port))
             if err not in (0, errno.EINPROGRESS):
                 self._fail(f"port {self.port}: {errno.errorcode.get(err, err)}", os_errno=err)
         except OSError as exc:

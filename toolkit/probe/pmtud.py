@@ -34,6 +34,7 @@ from typing import Dict, List, Optional
 from toolkit.probe import packets as pk
 from toolkit.probe.engine import SendRaw, Until
 from toolkit.probe.reply import mss_option
+from toolkit.probe.route import sockaddr
 from toolkit.proc import signals_held, start_time
 
 MARK = 0x4d535344              # "MSSD": our own packets, which the rule lets through
@@ -168,7 +169,7 @@ def check(job, port: int, send_text: Optional[str], timeout: float, local_mtu: i
     rule = None
     state = {"lport": None, "seq": None}      # what the clean-up needs to end the connection
     try:
-        reserve.bind((src, 0))             # the port is ours: no connection of the kernel's gets it
+        reserve.bind(sockaddr(src, 0))             # the port is ours: no connection of the kernel's gets it
         lport = state["lport"] = reserve.getsockname()[1]
         rule = RstRule(fam, src, lport, dst, port)
         with signals_held():

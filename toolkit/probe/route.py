@@ -30,6 +30,18 @@ def family_of(address: str) -> str:
     return "ipv6" if ipaddress.ip_address(address).version == 6 else "ipv4"
 
 
+def sockaddr(address: str, port: int) -> tuple:
+    """The socket address of `address`: a zone (fe80::1%eth0) becomes the scope id that
+    picks the interface (the socket module does not read zones in address strings)."""
+    bare, _, zone = address.partition("%")
+    return (bare, port, 0, socket.if_nametoindex(zone)) if zone else (address, port)
+
+
+def _named(name: tuple) -> str:
+    """An address from getsockname(), with its zone when it has a scope (link-local)."""
+    return f"{name[0]}%{socket.if_indextoname(name[3])}" if len(name) > 3 and name[3] else name[0]
+
+
 def lookup(address: str) -> Route:
     """Ask the kernel's routing table; raises OSError when there is no route. A route to a
     broadcast or multicast address is returned as such (`kind`), without a source."""
@@ -39,8 +51,8 @@ def lookup(address: str) -> Route:
         return Route(fam, "", iface, mtu or 0, None, gateway, kind)
     af = socket.AF_INET6 if fam == "ipv6" else socket.AF_INET
     with socket.socket(af, socket.SOCK_DGRAM) as s:
-        s.connect((address, 9))
-        source = s.getsockname()[0]
+        s.connect(sockaddr(address, 9))
+        source = _named(s.getsockname())
         try:
             path_mtu = s.getsockopt(socket.IPPROTO_IPV6 if fam == "ipv6" else socket.IPPROTO_IP,
                                     IPV6_MTU if fam == "ipv6" else IP_MTU)
