@@ -33,22 +33,54 @@ def ip(family: str, src: str, dst: str, ttl: int = 64, ident: int = 0, df: bool 
 
 def probe(family: str, method: str, src: str, dst: str, size: int, key: int, ttl: int = 64,
           port: Optional[int] = None) -> bytes:
-    """A DF probe of exactly `size` bytes of IP packet (IPv6: never fragmented by routers)."""
+    """A DF probe of exactly `size` bytes of IP packet (IPv6: never fragmented by routers).
+
+    A run sends thousands of probes that differ only in addresses, TTL, key and size, so
+    each method's packet is stacked once (`_template`) and scapy builds every probe from
+    it with those fields set, as scapy users send a series of probes: building the stack
+    anew costs three times as much (the ICMP layer above all), which a thousand targets
+    would feel."""
     if method not in TRANSPORT:
         raise ValueError(method)
     pad = size - HEADER[family] - TRANSPORT[method]
     if pad < 0:
         raise ValueError(f"probe size {size} below the {method} header size")
-    head = ip(family, src, dst, ttl, key)
-    if method == "icmp" and family == "ipv6":
-        return bytes(head / ICMPv6EchoRequest(id=ECHO_ID, seq=key, data=bytes(pad)))
+    pkt = _TEMPLATES.get((family, method)) or _template(family, method)
+    l4 = pkt.payload
+    pkt.src, pkt.dst = bare(src), bare(dst)
+    if family == "ipv6":
+        pkt.hlim = ttl
+    else:
+        pkt.ttl, pkt.id = ttl, key
     if method == "icmp":
-        return bytes(head / ICMP(id=ECHO_ID, seq=key) / Raw(bytes(pad)))
-    if method == "udp":
-        return bytes(head / UDP(sport=UDP_BASE - 1, dport=UDP_BASE + key) / Raw(bytes(pad)))
-    # an ACK to a port, with no connection behind it: open or closed, the target answers RST
-    return bytes(head / TCP(sport=TCP_SPORT_BASE + key, dport=port or 0, seq=1, ack=1, flags="A", window=0)
-                 / Raw(bytes(pad)))
+        l4.seq = key
+    elif method == "udp":
+        l4.dport = UDP_BASE + key
+    else:
+        l4.sport, l4.dport = TCP_SPORT_BASE + key, port or 0
+    if family == "ipv6" and method == "icmp":
+        l4.data = bytes(pad)
+    else:
+        l4.payload.load = bytes(pad)
+    return bytes(pkt)
+
+
+_TEMPLATES: dict = {}
+
+
+def _template(family: str, method: str):
+    head = IPv6() if family == "ipv6" else IP(flags="DF")
+    if method == "icmp" and family == "ipv6":
+        pkt = head / ICMPv6EchoRequest(id=ECHO_ID)
+    elif method == "icmp":
+        pkt = head / ICMP(id=ECHO_ID) / Raw()
+    elif method == "udp":
+        pkt = head / UDP(sport=UDP_BASE - 1) / Raw()
+    else:
+        # an ACK to a port, with no connection behind it: open or closed, the target answers RST
+        pkt = head / TCP(seq=1, ack=1, flags="A", window=0) / Raw()
+    _TEMPLATES[(family, method)] = pkt
+    return pkt
 
 
 def syn(family: str, src: str, dst: str, key: int, port: int, mss: int, ttl: int) -> bytes:
