@@ -14,12 +14,9 @@ whatever such a pattern matches, that text holds in lower case. tests/test_detec
 checks the words against each pattern and that list against all of Unicode.
 """
 from __future__ import annotations
+from typing import Iterable, Tuple
 
 from .base import OncePerText
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Iterable, Tuple
 
 
 # What re's IGNORECASE matches to an ASCII letter from outside ASCII (re/_casefix.py and the

@@ -7,15 +7,12 @@ other stack prints: "ipintrq overflows", "dead gateway detection ...", "path MTU
 from __future__ import annotations
 
 import re
+from typing import List
 
 from ._needs import needs
-from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, TRAFFIC, Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import List
 
 META = Meta(
     name="aix",
@@ -37,7 +34,7 @@ META = Meta(
         "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS),
 )
 
-_MARKERS = needs(lazy(
+_MARKERS = needs(re.compile(
     r"ipintrq overflows|dead gateway detection|path MTU discovery|path MTU rediscovery"
     r"|IP Multicast packets dropped due to no receiver|packets? (?:processed|dropped) by threads"
     r"|dropped due to MLS filters|not sent due to MLS filters|spliced connections|largesend"

@@ -23,15 +23,12 @@ ambiguous so the engineer can force `--os ftx` or `--os hpux`.
 from __future__ import annotations
 
 import re
+from typing import List
 
 from ._needs import needs
-from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import List
 
 META = Meta(
     name="bsd",
@@ -61,7 +58,7 @@ META = Meta(
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX
 # print none of them; AIX calls its IPv6 section "ipv6:", never "ip6:").
-_MARKERS = needs(lazy(
+_MARKERS = needs(re.compile(
     r"tunneling packets? that can'?t find gif|with ip length > max ip packet size"
     r"|datagrams? with bad address in header|packets? received for unknown multicast group"
     r"|malformed fragments? dropped|fragment floods?|checksummed in software"

@@ -11,13 +11,11 @@ with `--os ftx` (the registry warns that the OS is ambiguous and names ftx among
 candidates).
 """
 from __future__ import annotations
+from typing import List
 
 from . import base, bsdstyle
 from .model import TRAFFIC, Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import List
 
 META = Meta(
     name="ftx",

@@ -17,15 +17,12 @@ lines of Figure 6f are word for word what FTX and the BSDs print, so those are a
 from __future__ import annotations
 
 import re
+from typing import List
 
 from ._needs import needs
-from ._regex import lazy
 from . import base, bsdstyle
 from .model import TRAFFIC, Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import List
 
 META = Meta(
     name="hpux",
@@ -50,7 +47,7 @@ META = Meta(
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmFails", r"fragments? dropped"))
 
-_MARKERS = needs(lazy(
+_MARKERS = needs(re.compile(
     r"bad IP headers|bad IPv6 headers|connect requests dropped due to (?:full queue|no listener)"
     r"|socket overflows|calls to generate an ICMP error message|ICMP messages dropped|bad ICMP messages"
     r"|segments discarded for bad checksum|bad TCP segments dropped due to state change",

@@ -24,15 +24,12 @@ a flattened paste or `Fragment:input` (3Com, no blank after the colon) read the 
 from __future__ import annotations
 
 import re
+from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
-from ._regex import lazy
 from . import base
 from .model import Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Dict, List, Optional, Tuple
 
 META = Meta(
     name="huawei",
@@ -62,9 +59,9 @@ META = Meta(
         "datagrams (forwarded > 0), else unknown."),
 )
 
-_GROUP = lazy(r"(?:^|(?<=[\s>]))(?P<group>Input|Output|Fragment|Reassembling|Sent packets|Received packets"
+_GROUP = re.compile(r"(?:^|(?<=[\s>]))(?P<group>Input|Output|Fragment|Reassembling|Sent packets|Received packets"
                     r"|Extension header|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol)[ \t]*:", re.I)
-_PAIR = lazy(r"(?P<label>[A-Za-z][A-Za-z'/-]*(?:[ \t][A-Za-z][A-Za-z'/-]*)*)[ \t]*:?[ \t]+"
+_PAIR = re.compile(r"(?P<label>[A-Za-z][A-Za-z'/-]*(?:[ \t][A-Za-z][A-Za-z'/-]*)*)[ \t]*:?[ \t]+"
                    r"(?P<value>[0-9][0-9]*(?:[.,\u00a0][0-9]{3})*)(?![^\s])")
 
 _MAP: Dict[Tuple[str, str], Tuple[str, str]] = {   # (group, label) -> (family, counter)
@@ -93,10 +90,10 @@ _RAW_ONLY = {("fragment", "dropped"), ("received packets", "fragments error"), (
 _GROUP_FAMILY = {"input": "ipv4", "output": "ipv4", "fragment": "ipv4", "reassembling": "ipv4",
                  "sent packets": "ipv6", "received packets": "ipv6"}
 
-_DETECT_V4 = needs(lazy(r"Reassembling[ \t]*:[ \t]*sum[ \t]+[0-9]|couldn'?t fragment[ \t]+[0-9]", re.I),
+_DETECT_V4 = needs(re.compile(r"Reassembling[ \t]*:[ \t]*sum[ \t]+[0-9]|couldn'?t fragment[ \t]+[0-9]", re.I),
                    "reassembling", "couldn", fold=True)
-_DETECT_V4_WEAK = needs(lazy(r"^[ \t<>\w]*Input[ \t]*:[ \t]*sum[ \t]+[0-9]", re.M | re.I), "input", fold=True)
-_DETECT_V6 = needs(lazy(r"Local sent out[ \t]*:[ \t]*[0-9]|Reassembly timeout[ \t]*:[ \t]*[0-9]"
+_DETECT_V4_WEAK = needs(re.compile(r"^[ \t<>\w]*Input[ \t]*:[ \t]*sum[ \t]+[0-9]", re.M | re.I), "input", fold=True)
+_DETECT_V6 = needs(re.compile(r"Local sent out[ \t]*:[ \t]*[0-9]|Reassembly timeout[ \t]*:[ \t]*[0-9]"
                         r"|Fragments failed[ \t]*:[ \t]*[0-9]", re.I),
                    "local sent out", "reassembly timeout", "fragments failed", fold=True)
 

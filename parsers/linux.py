@@ -40,17 +40,14 @@ nothing in the text says which mode ran, so every nstat snapshot carries a warni
 from __future__ import annotations
 
 import re
+from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
-from ._regex import lazy
 from . import base
 from .model import ALL, Meta, Reading
 from .text import DAMAGED
 from .text import damaged
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Dict, List, Optional, Tuple
 
 META = Meta(
     name="linux",
@@ -118,8 +115,8 @@ BEFORE_BLOCK = ALWAYS | {
 
 _KNOWN_LABELS = set(LABELS) | set(TRAFFIC_LABELS) | BEFORE_BLOCK
 
-_IP_HEADER = lazy(r"^[ \t]*Ip6?:[ \t]*$", re.M)
-_SECTION = lazy(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
+_IP_HEADER = re.compile(r"^[ \t]*Ip6?:[ \t]*$", re.M)
+_SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
 # Section titles net-tools prints (one per MIB group); anything else ending in ':' is prose.
 _LINUX_SECTIONS = {"Ip", "Ip6", "Icmp", "IcmpMsg", "Icmp6", "Tcp", "Tcp6", "TcpExt", "Udp", "Udp6",
                    "UdpLite", "UdpLite6", "IpExt", "MPTcpExt", "Sctp"}
@@ -127,17 +124,17 @@ _LINUX_SECTIONS = {"Ip", "Ip6", "Icmp", "IcmpMsg", "Icmp6", "Tcp", "Tcp6", "TcpE
 # lines must not be read as a Linux excerpt.
 _OTHER_SECTIONS = {"ip", "ip6", "icmp", "icmp6", "igmp", "tcp", "tcp6", "udp", "udp6", "ipsec", "ipsec6",
                    "arp", "rip6", "pim", "carp", "pfsync", "divert", "raw"}
-_COUNT_LINE = lazy(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
-_NAMED_LINE = lazy(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
+_COUNT_LINE = re.compile(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
+_NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
 # /proc/net/snmp: a header line of names, then the same group with values.
-_SNMP_HEADER = lazy(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
-_SNMP_VALUES = lazy(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
+_SNMP_HEADER = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
+_SNMP_VALUES = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
 # /proc/net/snmp6 (`Ip6ReasmReqds  0`) and nstat (`IpReasmReqds  12  0.0`).
-_KERNEL_NAME = lazy(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests"
+_KERNEL_NAME = re.compile(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests"
                           r"|ForwDatagrams|OutForwDatagrams|Forwarding))\s+(?P<value>\S+)(?:\s+(?P<rate>\S+))?\s*$")
-_NSTAT_ANY = lazy(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)\s+\S+\s+\d+(?:\.\d+)?\s*$")
-_NSTAT_OTHER_GROUP = lazy(r"^(?:Icmp|Tcp|Udp|Sctp|MPTcp|Xfrm|TcpExt)")
-_NSTAT_HEADER = lazy(r"^\s*#kernel\s*$")
+_NSTAT_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)\s+\S+\s+\d+(?:\.\d+)?\s*$")
+_NSTAT_OTHER_GROUP = re.compile(r"^(?:Icmp|Tcp|Udp|Sctp|MPTcp|Xfrm|TcpExt)")
+_NSTAT_HEADER = re.compile(r"^\s*#kernel\s*$")
 
 
 class _Section:
@@ -338,7 +335,7 @@ def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional
 
 
 # nstat -j / -j -p: {"kernel":{"IpInReceives":329,...}} (paste.py puts one key on each line)
-_JSON_PAIR = lazy(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,}\s]+)')
+_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,}\s]+)')
 
 
 def _nstat_json(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict]]:
@@ -449,10 +446,10 @@ _STRONG_WORDS = (
     "fragments received ok", "outgoing packets fragmented ok", "outgoing packets failed fragmentation",
     "incoming packets delivered", "requests sent out", "Ip: Forwarding DefaultTTL", "#kernel", '"kernel"',
 )
-_STRONG_LINES = lazy(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
+_STRONG_LINES = re.compile(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
 _WEAK_WORDS = ("packets reassembled ok", "fragments dropped after timeout", "fragments created", "total packets received")
 # BSD / HP-UX / FTX / TCP_OS wording (and their lower-case `ip:` headers), Windows: not Linux.
-_NOT_LINUX = needs(lazy(
+_NOT_LINUX = needs(re.compile(
     r"fragments received[ \t]*$|dup or out of space|output datagrams fragmented|datagrams that can't be fragmented"
     r"|^[ \t]*ip6?:[ \t]*$|Reassembly Required|IPv[46] Statistics|^[ \t]*IP Statistics",
     re.M), "fragments received", "dup or out of space", "output datagrams fragmented",

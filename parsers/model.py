@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
 
-from ._regex import lazy
-from .record import factory, record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, List, Optional, Tuple
 
 # RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
 COUNTERS: Tuple[str, ...] = (
@@ -31,15 +28,14 @@ TRAFFIC: Tuple[str, ...] = (
 )
 ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
-if TYPE_CHECKING:
-    Counters = Dict[str, Optional[int]]
+Counters = Dict[str, Optional[int]]
 
 
 class ParseError(ValueError):
     """The only error a parser raises: the text is not something it can read."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Meta:
     """What a parser module covers, declared once beside its code."""
     name: str                      # registry key and --os value, e.g. "hpux"
@@ -58,21 +54,27 @@ class Meta:
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
 
 
-@record
+@dataclass
 class Reading:
     """What a parser extracts from the lines of one snapshot."""
     format: str
     ipv4: Optional[Counters]
     ipv6: Optional[Counters] = None
-    raw: Dict[str, str] = factory(dict)
-    warnings: List[str] = factory(list)
+    raw: Dict[str, str] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
     forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
+    # Formats that name their host and time themselves (a metrics scrape's labels, an agent's
+    # tags): the host it names and when it was taken (ISO 8601), and the readings of the other
+    # hosts and times in the same text, one snapshot each.
+    host: Optional[str] = None
+    taken_at: Optional[str] = None
+    parts: List["Reading"] = field(default_factory=list)
 
 
 LAZY = frozenset(("ipv4", "ipv6", "raw"))     # a shape's snapshot makes these when first read
 
 
-@record
+@dataclass
 class Snapshot:
     source: str
     index: int
@@ -117,11 +119,11 @@ class Snapshot:
         }
 
 
-_PLAIN = lazy(r"[0-9]+", re.A)
+_PLAIN = re.compile(r"[0-9]+", re.A)
 # Thousands grouping as locales print it: one separator throughout, groups of exactly three
 # digits after a first group of one to three: 1,234,567  1.234.567  1 234 567, and the no-break
 # spaces (U+00A0, U+202F) French and other locales use.
-_GROUPED = lazy(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
+_GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
 MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
 
 
@@ -148,5 +150,4 @@ def to_int(text: str) -> int:
     return value
 
 
-if TYPE_CHECKING:
-    LineParser = Callable[[List[str]], Reading]
+LineParser = Callable[[List[str]], Reading]

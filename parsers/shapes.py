@@ -49,22 +49,19 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
+from typing import Callable, Dict, List, Optional, Tuple
 
-from . import _shapere
-from ._shapere import MAX_DIGITS   # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
-from ._regex import lazy
 from .paste import LONG, long_line, raw_safety
 from .paste import clean as paste_clean
 from .model import Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter, classify,
                    _lead, fast_date, header_kind, never_a_date)
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, List, Optional, Tuple
 
 _DIGITS_B = b"0123456789"
-_RUN = lazy(r"[0-9]+")
+_RUN = re.compile(r"[0-9]+")
+MAX_DIGITS = 19       # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
+_RUN_TEXT = {False: "\\d{1,%d}+" % MAX_DIGITS, True: "[1-9]\\d{0,%d}+" % (MAX_DIGITS - 1)}
 MAX_TEXT = 64 << 10      # a snapshot longer than this is not learnt
 MAX_SHAPES = 512         # shapes kept (the oldest go first)
 
@@ -214,8 +211,7 @@ class Shapes:
         return n == 2
 
 
-if TYPE_CHECKING:
-    Run = Callable[[str], Optional[dict]]
+Run = Callable[[str], Optional[dict]]
 
 
 def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optional[str], snap: Snapshot,
@@ -470,24 +466,25 @@ def _varying(region: str):
 def _shape(region: str, runs, varying, nonzero, group_of, checked_line) -> Optional[Shape]:
     """A Shape matching `region` with the runs `varying` (`nonzero`: not 0; `group_of`: run ->
     group), its pattern and what _fast looks up, or None when it does not compile."""
-    # The parts of the pattern, as parsers/_shapere.py takes them: n characters between digit
-    # runs (by count only), literal digits, a varying run (`[1-9]` first when it may not be 0).
-    # A gap of one is `.` (the dots of an SNMP OID), the same as `.{1}+`, but the last gap is
-    # always `.{n}+`.
-    parts: list = []
+    # The pattern: n characters between digit runs (by count only, possessive: no backtracking
+    # point is kept for each of them), literal digits, a varying run (`[1-9]` first when it may
+    # not be 0), in a group when it feeds the output. A gap of one is `.` (the dots of an SNMP
+    # OID); the last gap is always `.{n}+`.
+    parts = []
     last = 0
     for i, (a, b) in enumerate(runs):
         if a > last:
-            parts.append(_shapere.DOT if a - last == 1 else a - last)
+            parts.append("." if a - last == 1 else ".{%d}+" % (a - last))
         if i in varying:
-            parts.append((i in nonzero, i in group_of))
+            run = _RUN_TEXT[i in nonzero]
+            parts.append("(%s)" % run if i in group_of else run)
         else:
             parts.append(region[a:b])
         last = b
     if len(region) > last:
-        parts.append(len(region) - last)
+        parts.append(".{%d}+" % (len(region) - last))
     try:
-        rx = _shapere.compile(parts)           # re.compile(..., re.S | re.A), without re's parser
+        rx = re.compile("".join(parts), re.S | re.A)
     except (re.error, OverflowError, RecursionError):
         return None
     shape = Shape()

@@ -14,12 +14,11 @@ text of a form proven so teaches the shapes its form (parsers/shapes.learn_silen
 that later ones are matched whole by the splitter, not even cut into lines.
 """
 from __future__ import annotations
+from typing import Callable, Dict
 
 from .text import _VALUE
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict
+
 MAX_TEXT = 64 << 10          # a longer text is detected every time
 MAX_KEPT = 8 << 20           # characters of forms remembered (the memo starts over past it)
 

@@ -13,14 +13,11 @@ so any TCP_OS dump that shows reassembly is recognized by it.
 from __future__ import annotations
 
 import re
+from typing import List
 
-from ._regex import lazy
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import List
 
 META = Meta(
     name="tcpos",
@@ -39,7 +36,7 @@ META = Meta(
 )
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmOKs", r"datagrams? reassembled"))
-_MARKER = lazy(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.M | re.I)
+_MARKER = re.compile(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.M | re.I)
 
 
 def detect(text: str) -> float:

@@ -7,16 +7,13 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import IO, Iterator, List, Optional, Tuple
 
 from . import paste
-from ._regex import compiled
 from .model import ParseError
-from .record import record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import IO, Iterator, List, Optional, Tuple
 
 SNIFF = 4096
 _CONTROL_BYTES = bytes(range(9)) + bytes(range(14, 32))     # what no text file holds much of
@@ -105,9 +102,9 @@ def decode(data: bytes) -> str:
 
 # ---------------------------------------------------------------- cleaning
 
-_QUOTE = compiled(r"^[ \t]*(?:>[ \t]?)+(?=[ \t]*(?:\S|$))")
-_NUMBER = compiled(r"\d")
-_LETTER = compiled(r"[A-Za-z]")
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?=[ \t]*(?:\S|$))")
+_NUMBER = re.compile(r"\d")
+_LETTER = re.compile(r"[A-Za-z]")
 
 
 def clean(line: str) -> str:
@@ -142,26 +139,26 @@ _TIME = r"(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:[.,]\d+)?)?(?:\s*(?P<amp
 _TZ = r"(?:\s+(?P<tz>[A-Z]{1,5}|[+-]\d{2}:?\d{2}))?"
 _DATE_FORMS = [
     # ISO 8601: 2026-11-22T03:06:45Z, 2026-11-22 03:06:45+01:00
-    compiled(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?:[T\s]+" + _TIME
+    re.compile(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?:[T\s]+" + _TIME
                + r"\s*(?P<off>Z|[+-]\d{2}:?\d{2})?" + _TZ + r")?", re.I),
     # date(1): Sun Nov 22 03:06:45 UTC 2026
-    compiled(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
+    re.compile(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
     # date(1), day first: Sun 22 Nov 2026 03:06:45 AM UTC
-    compiled(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+(?P<y>\d{4}),?\s+" + _TIME + _TZ, re.I),
+    re.compile(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+(?P<y>\d{4}),?\s+" + _TIME + _TZ, re.I),
     # date(1) in en_GB, de_DE, fr_FR: Tue  3 Mar 10:00:01 GMT 2026, Di 3. Mär 10:00:01 CET 2026
-    compiled(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
+    re.compile(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
     # Nov 22, 2026 03:06:45 / November 22 2026 3:06 PM
-    compiled(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
+    re.compile(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
     # Windows date /t (US): Sun 11/22/2026, optionally with a time after it
-    compiled(_DOW + r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?:\s+" + _TIME + r")?", re.I),
+    re.compile(_DOW + r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?:\s+" + _TIME + r")?", re.I),
     # day first: 22.11.2026 (German date /t), 22/11/2026 (UK) when the US reading is impossible
-    compiled(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
+    re.compile(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
 ]
-_TIME_ONLY = compiled(r"^\s*" + _TIME + r"\s*$")
+_TIME_ONLY = re.compile(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
 
-@record
+@dataclass
 class Stamp:
     when: datetime
     has_time: bool
@@ -197,15 +194,15 @@ def _build(m: "re.Match[str]") -> Optional[Stamp]:
     return Stamp(when, bool(g.get("H")))
 
 
-_EPOCH = compiled(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
+_EPOCH = re.compile(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
 
 
 # The two forms cron logs print most (`date` in the C locale, ISO 8601 from `date -Is`/`-u +%FT%TZ`),
 # read without trying every form: each is a strict subset of the form parse_date_line would pick
 # (nothing before it in _DATE_FORMS can match such a line), so the result is the same Stamp.
-_C_DATE = compiled(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}"
+_C_DATE = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}"
                      r"([0-9]{1,2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) ([A-Z]{1,5}) ([0-9]{4})")
-_ISO_DATE = compiled(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})?")
+_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})?")
 _C_MONTH = {m.title(): i for m, i in _MONTHS.items() if m.isascii() and len(m) == 3}
 _TZ_CACHE: dict = {}
 
@@ -252,7 +249,7 @@ _DAYS: dict = {}
 _SUFFIX: dict = {}
 # fast_iso's last line: its length, its text before and after its time, where that is, its head and tail
 _LAST: list = [(-1, "", "", 0, "", "")]
-_HMS = compiled(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]")
+_HMS = re.compile(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]")
 
 
 def fast_iso(line: str) -> Optional[str]:
@@ -338,7 +335,7 @@ def parse_time_only(line: str) -> Optional[Tuple[int, int, int]]:
 
 # ---------------------------------------------------------------- splitting
 
-_COMMAND = compiled(
+_COMMAND = re.compile(
     r"(?:(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat))"
     # device commands only at the start of a line or right after a prompt, so a manual's
     # "fields of the display ip statistics command" is prose, not a command
@@ -349,12 +346,12 @@ _COMMAND = compiled(
     r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*)"                       # Windows netsh
     r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
-    compiled(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
-    compiled(r"^[ \t]*<(?P<host>[A-Za-z][\w.-]*)>[ \t]*dis"),                # Huawei/H3C: <HUAWEI>display ...
-    compiled(r"^[ \t]*(?P<host>[A-Za-z][\w.-]*)(?:\([\w-]+\))?[#>][ \t]*sh"),  # Cisco, FTOS: R1#show, R1>sh
-    compiled(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
-    compiled(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
-    compiled(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
+    re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
+    re.compile(r"^[ \t]*<(?P<host>[A-Za-z][\w.-]*)>[ \t]*dis"),                # Huawei/H3C: <HUAWEI>display ...
+    re.compile(r"^[ \t]*(?P<host>[A-Za-z][\w.-]*)(?:\([\w-]+\))?[#>][ \t]*sh"),  # Cisco, FTOS: R1#show, R1>sh
+    re.compile(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
+    re.compile(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
+    re.compile(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
 ]
 
 
@@ -366,7 +363,7 @@ def command_host(line: str) -> Optional[str]:
     return None
 
 
-@record
+@dataclass
 class Chunk:
     """The cleaned lines of one snapshot, with what surrounded it."""
     lines: List[str]
@@ -377,6 +374,7 @@ class Chunk:
     # What parsers/shapes.py needs to learn this snapshot's shape (set when the splitter has
     # shapes): its text from its first line on, where its body starts, and the splitter state.
     origin: Optional["Origin"] = None
+    notes: List[str] = field(default_factory=list)   # notes glued to values, taken off its lines (paste.unglue)
     fast = None                     # a FastChunk's shape; a plain chunk has none
 
     @property
@@ -384,7 +382,7 @@ class Chunk:
         return self.stamp.iso() if self.stamp else None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Origin:
     text: str                # the snapshot's text (after paste.normalize), from its first line to its end
     body: int                # offset in `text` where the lines the parsers read begin
@@ -399,7 +397,7 @@ class FastChunk:
     """A snapshot matched whole by a known shape (parsers/shapes.py): the same Chunk a full
     scan would give, its lines cut only when someone asks for them."""
     __slots__ = ("fast", "groups", "taken_at", "host", "line", "command", "text", "start", "end", "body",
-                 "skip", "cleans", "_lines", "_stamp")
+                 "skip", "cleans", "_lines", "_stamp", "notes")
     origin = None
 
     def __init__(self, shape, groups, taken_at, line, text, start, end, body):
@@ -415,6 +413,7 @@ class FastChunk:
         self.cleans = shape.cleans       # its text is as pasted: paste.clean() gives what the parsers read
         self._lines = None
         self._stamp = None
+        self.notes: List[str] = []   # a shape is never learnt from a snapshot with notes, nor matches one
 
     @property
     def src(self) -> str:
@@ -430,7 +429,8 @@ class FastChunk:
                 src, at = paste.clean(src[at:]), 0
             for _ in range(self.skip):
                 at = src.index("\n", at) + 1
-            self._lines = _lines(src[at:])
+            self._lines, notes = paste.unglue(_lines(src[at:]))
+            self.notes.extend(notes)        # read in full after all (merged with a second grep)
         return self._lines
 
     @property
@@ -467,28 +467,28 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
-_CAND_COMMAND = compiled(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat")
+_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone. Every branch starts with a literal character, so re skips to
 # those (a leading `[/.]` or `^` made it try every position: 4x slower on netstat -an).
-_CAND_DATE = compiled(r":[0-5]\d|/(?:19|20)\d\d|\.(?:19|20)\d\d|-[01]\d-[0-3]\d|1(?<=^1)\d{9}[ \t]*$", re.M)
+_CAND_DATE = re.compile(r":[0-5]\d|/(?:19|20)\d\d|\.(?:19|20)\d\d|-[01]\d-[0-3]\d|1(?<=^1)\d{9}[ \t]*$", re.M)
 # Lines that carry the counters we read (lower-cased). Kept narrow: a generic word such as
 # "datagrams" repeats inside one dump (macOS nests udp lines).
-_CAND_RELEVANT = compiled(
+_CAND_RELEVANT = re.compile(
     r"reass|reasm|fragm|fragok|fragfail|fragcreate|total packets received|packets received\s*="
     r"|inreceives|forwarding|ip6?: +\d")
 # IP section headers of every OS, confirmed by _HEADER below.
-_CAND_HEADER = compiled(r"ip(?:v?6)?:[ \t\r]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
-_HEADER = compiled(
+_CAND_HEADER = re.compile(r"ip(?:v?6)?:[ \t\r]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
+_HEADER = re.compile(
     r"^[ \t>]*(?:(?P<bsd>ip|ip6|ipv6):"                                  # BSD, HP-UX, AIX, VOS, Linux netstat
     r"|(?P<snmp>ip): forwarding defaulttl"                               # /proc/net/snmp
     r"|(?P<win>ip|ipv4|ipv6|interface) statistics|(?P<wde>ipv4|ipv6)-statistik|(?P<wdeif>schnittstellen)statistik"
     r"|(?P<kernel>#kernel)"                                              # nstat
     r"|(?P<sol>ip|ipv4|ipv6)[ \t]+ip(?:v6)?forwarding[ \t]*="           # Solaris, header inline
     r")[ \t]*(?:$|(?<==)|(?<=defaultttl)|(?<=statistics)|(?<=statistik))")
-_COUNTERISH = compiled(r"(?<![A-Za-z\d])\d")
-_VALUE = compiled(r"(?<![\w.])\d[\d,]*(?![\w.])")
-_QUOTED = compiled(r"^[ \t]*>", re.M)
+_COUNTERISH = re.compile(r"(?<![A-Za-z\d])\d")
+_VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
+_QUOTED = re.compile(r"^[ \t]*>", re.M)
 
 
 def line_shape(line: str) -> str:
@@ -512,7 +512,7 @@ def header_kind(line: str) -> Optional[str]:
 # Bytes no netstat prints: NUL and other controls, DEL, C1, and what decoding could not read.
 # Each becomes DAMAGED, so a damaged value is refused and parsers know a line is damaged.
 DAMAGED = "\ufffd"
-_DAMAGE = compiled("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
+_DAMAGE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
 
 
 def damaged(line: str) -> bool:
@@ -571,7 +571,7 @@ class _Info:
 WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
 WINDOW_MIN = 1 << 10     # ... at first where the shapes stopped: what they leave is mostly a few lines
 RETRY = 1 << 11          # where the shapes stopped at text not cleaned yet, this much is cleaned and tried again
-_DIGIT = compiled(r"[0-9]")
+_DIGIT = re.compile(r"[0-9]")
 _WAIT = object()         # _ends: the text there is not all here yet
 _NOT_END = object()      # _ends: the full scan would not end the snapshot there
 _RAW = object()          # _try: a match over text not cleaned yet that the shape may not read as it is
@@ -741,7 +741,8 @@ class Splitter:
         if any(len(line) > MAX_LINE for line in lines):
             self.long_lines.append(st.line)
             lines = [line for line in lines if len(line) <= MAX_LINE]
-        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command)
+        lines, notes = paste.unglue(lines)
+        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command, notes=notes)
         if any(_COUNTERISH.search(line) for line in chunk.lines):
             if self.shapes is not None:
                 chunk.origin = Origin(self.text[st.start:end], st.body - st.start, st.dates, st.first_date,
@@ -764,6 +765,7 @@ class Splitter:
                     pst = _Info(pst.by_command, set(pst.keys), set(pst.headers))
                     self.pending = (pchunk, pst)
                 pchunk.lines.extend(chunk.lines)
+                pchunk.notes.extend(chunk.notes)
                 if pchunk.origin is not None:
                     object.__setattr__(pchunk, "origin", None)   # two texts: no shape of its own
                 pst.keys |= st.keys

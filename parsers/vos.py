@@ -19,15 +19,12 @@ ends each command with a `ready hh:mm:ss` line; neither is a counter.
 from __future__ import annotations
 
 import re
+from typing import List
 
 from ._needs import needs
-from ._regex import lazy
 from . import base
 from .model import TRAFFIC, Meta, Reading
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import List
 
 META = Meta(
     name="vos",
@@ -55,14 +52,14 @@ LABELS = {
 SETTINGS = {"ipreasmtimeout", "ipforwarding", "ipdefaultttl"}
 
 # `   92  ipReasmReqds`: a count, then one MIB name and nothing else (no `=`: that is Solaris).
-_MIB_LINE = needs(lazy(r"^[\s>]*\d[\d,]*\s+ip(?:Reasm|Frag|InReceives|InHdrErrors|InAddrErrors|Forw"
+_MIB_LINE = needs(re.compile(r"^[\s>]*\d[\d,]*\s+ip(?:Reasm|Frag|InReceives|InHdrErrors|InAddrErrors|Forw"
                        r"|InDelivers|InDiscards|InUnknownProtos|OutRequests|OutDiscards|OutNoRoutes"
                        r"|DefaultTTL|RoutingDiscards)\w*\s*$", re.M),
                   "ipReasm", "ipFrag", "ipIn", "ipForw", "ipOut", "ipDefaultTTL", "ipRoutingDiscards", fold=False)
-_OTHER_MIB = needs(lazy(r"^[\s>]*\d[\d,]*\s+(?:icmp|tcp|udp)[A-Z]\w*\s*$", re.M), "icmp", "tcp", "udp", fold=False)
-_STCP_WORDS = lazy(r"-statistics|-protocol\s+ip|^[\s>]*ip:\s*$|^[\s>]*ready\s+\d\d:\d\d:\d\d\s*$"
+_OTHER_MIB = needs(re.compile(r"^[\s>]*\d[\d,]*\s+(?:icmp|tcp|udp)[A-Z]\w*\s*$", re.M), "icmp", "tcp", "udp", fold=False)
+_STCP_WORDS = re.compile(r"-statistics|-protocol\s+ip|^[\s>]*ip:\s*$|^[\s>]*ready\s+\d\d:\d\d:\d\d\s*$"
                          r"|>system>", re.M | re.I)
-_COUNT_NAME = lazy(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>[A-Za-z]\w*)\s*$")
+_COUNT_NAME = re.compile(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>[A-Za-z]\w*)\s*$")
 
 
 def detect(text: str) -> float:

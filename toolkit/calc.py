@@ -19,9 +19,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
-    from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 ETHERNET = 18          # 14-byte header + 4-byte FCS
 IPV4 = 20

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
-    from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 CONFIDENCES = ("high", "medium", "low")   # rules and the prober both use these words
 SEVERITIES = ("problem", "warning", "info")

@@ -27,18 +27,15 @@ import functools
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
-from parsers._regex import compiled
 from parsers.model import ALL, Snapshot
-from parsers.record import factory, record
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 WRAP32 = 2 ** 32
 # A drop is a wrap only when the old value sat near the top of the counter's range and the
@@ -57,17 +54,17 @@ def wraps(old: int, new: int, bits: int = 32) -> bool:
 # ---------------------------------------------------------------------------- hosts
 
 
-@record
+@dataclass
 class Host:
     """One host and its evidence, as the model assembled it."""
     facts: HostFacts
-    snapshots: List[Snapshot] = factory(list)
-    deltas: list = factory(list)
-    probes: list = factory(list)
-    capture_findings: list = factory(list)   # findings of captures that concern this host
-    inputs: List[str] = factory(list)
-    findings: list = factory(list)
-    errors: List[str] = factory(list)
+    snapshots: List[Snapshot] = field(default_factory=list)
+    deltas: list = field(default_factory=list)
+    probes: list = field(default_factory=list)
+    capture_findings: list = field(default_factory=list)   # findings of captures that concern this host
+    inputs: List[str] = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    errors: List[str] = field(default_factory=list)
     identity: str = "named"            # how its evidence was tied to it (see IDENTITIES)
     tally: object = None               # the running aggregation (toolkit/tally.py) the rules read
     snapshot_count: int = 0            # all its snapshots and pairs, kept or not (see Builder)
@@ -130,7 +127,7 @@ IDENTITIES = {
 # ---------------------------------------------------------------------------- inputs
 
 
-@record
+@dataclass
 class Input:
     """One file to read: a dump or a saved probe, and the case it belongs to; and what the
     walk learnt of it on the way (readers use it instead of asking the file again)."""
@@ -344,15 +341,15 @@ def _plain_size(entry: os.DirEntry) -> int:
 
 # ---------------------------------------------------------------------------- identity
 
-_ADDRESS = compiled(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
+_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$")
 # A file stem naming a host and a time: web1-0900, web1_2026-03-03, web1--2026-11-22T03:06Z, web1-before
-_STAMPED = compiled(
+_STAMPED = re.compile(
     r"^(?P<host>[A-Za-z][A-Za-z0-9.-]*?[A-Za-z0-9])(?:--|[-_.])(?P<when>"
     r"\d{8}(?:[T_-]?\d{4,6}Z?)?"
     r"|\d{4}-\d{2}-\d{2}(?:[T_ -]?\d{2}[:-]?\d{2}(?:[:-]?\d{2})?Z?)?"
     r"|\d{2}[:h-]?\d{2}(?:[:-]?\d{2})?"
     r"|before|after|pre|post|old|new|start|end|first|second|then|now)$", re.I)
-_EXTENSION = compiled(r"\.[A-Za-z][A-Za-z0-9]{0,4}")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}")
 # Stems that name what the file holds, not a host.
 _GENERIC = {"netstat", "netstats", "nstat", "dump", "dumps", "stats", "statistics", "output", "out", "log", "logs",
             "capture", "snapshot", "snap", "case", "ticket", "data", "before", "after", "host", "server", "file",
@@ -453,7 +450,7 @@ def order(snaps: List[Snapshot]) -> List[Snapshot]:
     return [s for seq in seqs for s in seq]
 
 
-@record
+@dataclass
 class Verdict:
     """Whether snapshot b can follow snapshot a on one host."""
     ok: bool

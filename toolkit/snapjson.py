@@ -15,22 +15,20 @@ or sent back by a --jobs worker: pickling drops its shape) gets None, and output
 """
 from __future__ import annotations
 
+import re
 from operator import itemgetter
 from types import SimpleNamespace
+from typing import Optional
 
-from parsers._regex import compiled
 from toolkit.output import _basestring, dumps
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: it costs every start ~4 ms
-    from typing import Optional
 
 _GROUP = 7_310_000_000_000_000         # + group index: a sentinel number (16 digits)
 _FIELDS = {"source": "mssdiagSENTsource", "taken_at": "mssdiagSENTtaken", "host": "mssdiagSENThost",
            "prompt_host": "mssdiagSENTprompt"}
 _INDEX, _LINE = 7_320_000_000_000_001, 7_320_000_000_000_002
-_TOKEN = compiled(r'"(mssdiagSENT[a-z]+)"|(%d|%d)|("?)(7310000000[0-9]{6})("?)' % (_INDEX, _LINE))
-_LEADING_0 = compiled(r"\|0[0-9]")
+_TOKEN = re.compile(r'"(mssdiagSENT[a-z]+)"|(%d|%d)|("?)(7310000000[0-9]{6})("?)' % (_INDEX, _LINE))
+_LEADING_0 = re.compile(r"\|0[0-9]")
 _templates: dict = {}                  # shape -> (parts, groups in its order, [(group, is_int)]) or None
 
 

@@ -29,18 +29,17 @@ import struct
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple
 
-from parsers._regex import lazy
 from toolkit.capture.sniff import packet_monitor_text as looks_like
 
-STAMP = lazy(r"^\s*(\d{1,2}):(\d\d):(\d\d)(?:\.(\d+))?\s+(Rcvd|Xmit)\b(.*)$")
-IP_LINE = lazy(r"Ver/HL\s+([0-9a-f]+),\s*ToS\s+([0-9a-f]+\.?),\s*Len\s+([0-9a-f]+\.?),\s*ID\s+([0-9a-f]+\.?),"
+STAMP = re.compile(r"^\s*(\d{1,2}):(\d\d):(\d\d)(?:\.(\d+))?\s+(Rcvd|Xmit)\b(.*)$")
+IP_LINE = re.compile(r"Ver/HL\s+([0-9a-f]+),\s*ToS\s+([0-9a-f]+\.?),\s*Len\s+([0-9a-f]+\.?),\s*ID\s+([0-9a-f]+\.?),"
                r"\s*Flg/Frg\s+([0-9a-f]+),\s*TTL\s+([0-9a-f]+\.?),\s*Prtl\s+([0-9a-f]+\.?)", re.I)
-ADDR_LINE = lazy(r"Cksum\s+([0-9a-f]+),\s*Src\s+([0-9a-f]{1,8}),\s*Dst\s+([0-9a-f]{1,8})", re.I)
-TCP_LINE = lazy(r"^\s*TCP\s+from\s+(\S+)\s+to\s+(\S+)", re.I)
-SEQ_LINE = lazy(r"seq\s+(\S+?),\s*ack\s+(\S+?),\s*window\s+(\S+?),\s*(\S+?)\s+data\s+bytes,\s*flags\b", re.I)
-XOFF_LINE = lazy(r"X/Off\s+([0-9a-f]+),\s*Flags\s+([0-9a-f]+),\s*Cksum\s+([0-9a-f]+),\s*Urg->\s*([0-9a-f]+)", re.I)
-DUMP_HEAD = lazy(r"^\s*offset\s+0\b", re.I)
-DUMP_LINE = lazy(r"^\s*([0-9a-f]+)((?:\s+[0-9a-f]{1,2}){1,16})(?=\s|$)", re.I)
+ADDR_LINE = re.compile(r"Cksum\s+([0-9a-f]+),\s*Src\s+([0-9a-f]{1,8}),\s*Dst\s+([0-9a-f]{1,8})", re.I)
+TCP_LINE = re.compile(r"^\s*TCP\s+from\s+(\S+)\s+to\s+(\S+)", re.I)
+SEQ_LINE = re.compile(r"seq\s+(\S+?),\s*ack\s+(\S+?),\s*window\s+(\S+?),\s*(\S+?)\s+data\s+bytes,\s*flags\b", re.I)
+XOFF_LINE = re.compile(r"X/Off\s+([0-9a-f]+),\s*Flags\s+([0-9a-f]+),\s*Cksum\s+([0-9a-f]+),\s*Urg->\s*([0-9a-f]+)", re.I)
+DUMP_HEAD = re.compile(r"^\s*offset\s+0\b", re.I)
+DUMP_LINE = re.compile(r"^\s*([0-9a-f]+)((?:\s+[0-9a-f]{1,2}){1,16})(?=\s|$)", re.I)
 SERVICES = {"ftp": 21, "ssh": 22, "telnet": 23, "smtp": 25, "domain": 53, "http": 80, "www": 80, "pop3": 110,
             "sunrpc": 111, "nntp": 119, "ntp": 123, "imap": 143, "snmp": 161, "bgp": 179, "ldap": 389,
             "https": 443, "login": 513, "shell": 514, "printer": 515, "ftp-data": 20, "finger": 79}

@@ -21,10 +21,7 @@ import importlib.util
 import re
 from types import ModuleType
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
-    from typing import Dict, Optional, Tuple
-
+from typing import Dict, Optional, Tuple
 
 def _names() -> Tuple[str, ...]:
     """Host platforms: parsers that have tuning knowledge here. Device parsers (cisco,

@@ -5,14 +5,13 @@ value for a path is PMTU - 20: 1480 on Ethernet, giving 1460-byte segments. The 
 advertised MSS still caps it when smaller.
 """
 from __future__ import annotations
+from typing import List, Optional, TYPE_CHECKING, Tuple
 
 from toolkit import calc, sources
 from toolkit.platforms import before
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:      # typing is not imported at run time: `calc` starts without it (~4 ms)
-    from typing import List, Optional, Tuple
 
+if TYPE_CHECKING:
     from toolkit.findings import Recommendation
 
 NAME = "vos"
