@@ -9,7 +9,7 @@ import os
 import socket
 import struct
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional
 
 IP_MTU = 14          # linux/in.h
 IPV6_MTU = 24        # linux/in6.h
