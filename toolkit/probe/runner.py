@@ -274,18 +274,17 @@ class Job(JobBase):
             v = yield from search.steps()
             if v is not None and opts.trace:
                 yield from self._where(r, v, search, route, capture is not None)
+            if self.checks:
+                yield WaitChecks(self.checks, "catching-up")
+            if v is not None and opts.pmtud_check:
+                yield from self._pmtud(r, route, capture is not None)
         except Interrupted:
             r.errors.append(f"{self.target}: interrupted")
             v = None
-        except TimeUp:       # the verdict stands if the search had one (the trace was under way)
+        except TimeUp:       # what was measured stands: the verdict, if the search had one
+            for c in self.checks:
+                c.abandon()
             r.errors.append(f"{self.target}: {self._time_up()}")
-        if self.checks:
-            yield WaitChecks(self.checks, "catching-up")
-        if v is not None and opts.pmtud_check:
-            try:
-                yield from self._pmtud(r, route, capture is not None)
-            except TimeUp:
-                r.errors.append(f"{self.target}: {self._time_up()}")
         if route.cached_pmtu is None and capture is not None and forget(address):
             # our probes taught the kernel this path MTU (IPv6 does so for any PTB): leave
             # its cache as we found it
