@@ -126,7 +126,8 @@ def test_an_interrupt_stops_the_workers_with_one_line(mixed):
     p = subprocess.Popen([sys.executable, "-m", "toolkit", "parse", str(mixed), str(mixed), str(mixed), "--json",
                           "--jobs", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True)
-    first = p.stdout.read(2000)
+    # os.read, not p.stdout.read: what the buffered reader read ahead would never reach communicate()
+    first = os.read(p.stdout.fileno(), 2000)
     assert first.startswith(b"[")
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
