@@ -368,3 +368,20 @@ def test_not_root_recognises_a_legacy_host_with_timestamps():
             assert (m["sent"], m["synack"], m["used"], m["used_options"]) == (1460, None, 524, 12), m
             assert "timestamps" in m["options"]
             assert "mss-536-legacy" in {f["code"] for f in d["findings"]}
+
+
+# run the CLI as the console script does, and say at exit whether scapy was loaded
+SCAPY_AT_EXIT = ("import atexit, sys; sys.argv = ['mssdiag'] + sys.argv[1:]; atexit.register(lambda: print("
+                 "'scapy loaded:', any(m.startswith('scapy') for m in sys.modules), file=sys.stderr)); "
+                 "from toolkit.entry import main; main()")
+
+
+def test_scapy_is_loaded_only_to_send_raw_probes():
+    """scapy builds and reads the raw probes; a run without raw sockets never loads it."""
+    with lab.scenario("bottleneck") as L:
+        for extra, loaded in ((["--no-raw"], False), ([], True)):
+            res = L.run(L.client, [sys.executable, "-c", SCAPY_AT_EXIT, "probe", "--json", L.target, *extra],
+                        cwd=str(ROOT))
+            assert res.returncode == 0, res.stderr
+            assert res.stderr.splitlines()[-1] == f"scapy loaded: {loaded}", res.stderr
+            assert json.loads(res.stdout)["pmtu"] == 1400

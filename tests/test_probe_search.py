@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from toolkit.probe.packets import Reply
+from toolkit.probe.reply import Reply
 from toolkit.probe.pmtu import Search
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli.options import parse_ports
-from toolkit.probe.packets import build, classify, parse_ip
+from toolkit.probe.packets import classify, dissect, probe
 from toolkit.probe.pmtu import plateau_below
 from toolkit.probe.result import ProbeResult
 
@@ -141,16 +141,17 @@ def test_triage_refuses_a_saved_probe_with_nan(tmp_path):
 def test_probe_packets_are_exact_size_and_df():
     for fam, src, dst in (("ipv4", "10.0.0.1", "10.0.0.2"), ("ipv6", "fd00::1", "fd00::2")):
         for method in ("icmp", "udp", "tcp"):
-            data = build(fam, method, src, dst, 1400, 7, 5, port=80)
-            pkt = parse_ip(data)
-            assert len(data) == 1400 and pkt.total == 1400 and pkt.ttl == 5
+            data = probe(fam, method, src, dst, 1400, 7, 5, port=80)
+            pkt = dissect(data, 0x86DD if fam == "ipv6" else 0x0800)
+            total, ttl = (pkt.plen + 40, pkt.hlim) if fam == "ipv6" else (pkt.len, pkt.ttl)
+            assert len(data) == 1400 and total == 1400 and ttl == 5
             if fam == "ipv4":
                 assert data[6] & 0x40          # DF
     # an ICMP frag-needed quoting our echo probe names the target, the key and the MTU
     from scapy.layers.inet import ICMP, IP
-    probe = build("ipv4", "icmp", "10.0.0.1", "10.0.0.2", 1500, 9)
-    err = bytes(IP(src="10.0.9.1", dst="10.0.0.1") / ICMP(type=3, code=4, nexthopmtu=1400) / probe[:28])
-    r = classify(parse_ip(err))
+    echo = probe("ipv4", "icmp", "10.0.0.1", "10.0.0.2", 1500, 9)
+    err = bytes(IP(src="10.0.9.1", dst="10.0.0.1") / ICMP(type=3, code=4, nexthopmtu=1400) / echo[:28])
+    r = classify(dissect(err, 0x0800))
     assert (r.target, r.method, r.key, r.kind, r.mtu, r.source) == ("10.0.0.2", "icmp", 9, "toobig", 1400, "10.0.9.1")
 
 

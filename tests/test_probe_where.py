@@ -1,7 +1,8 @@
 """Without the network: the per-hop trace and the clamp locator on a path
 simulated in-process (routers with their own next-hop MTUs, 'time exceeded' budgets and
-quote lengths), the verdict texts, the unprivileged used-MSS accounting, the schema of
-the new result fields, and the struct-built packets against scapy's."""
+quote lengths, their quotes dissected by scapy as the capture does), the verdict texts,
+the unprivileged used-MSS accounting, the schema of the new result fields, and the
+packets scapy builds for the probes."""
 from __future__ import annotations
 
 import queue
@@ -9,11 +10,15 @@ import threading
 
 import pytest
 
-from toolkit.probe import findings, packets, trace
+from scapy.layers.inet import ICMP, IP, TCP
+from scapy.layers.inet6 import IPv6
+
+from toolkit.probe import packets, trace
 from toolkit.probe.mss import MssCheck
-from toolkit.probe.packets import Reply
 from toolkit.probe.pmtu import Search
+from toolkit.probe.reply import Reply
 from toolkit.probe.result import ProbeResult
+from toolkit.rules import probed
 
 
 class Router:
@@ -43,9 +48,11 @@ class Path:
                     router.te_budget -= 1
                 quoted = None
                 if method == "syn":
-                    seg = packets.tcp_segment("ipv4", "10.0.0.1", "10.0.0.2", 61000 + key, 80, 1, 0, packets.SYN,
-                                              options=packets.mss_option(mss))[20:]
-                    quoted = seg[:router.quote] if router.quote is not None else seg
+                    # the router's 'time exceeded' quoting our SYN, read as the capture reads it
+                    syn = packets.syn("ipv4", "10.0.0.1", "10.0.0.2", key, 80, mss, ttl)
+                    quote = syn[:20 + router.quote] if router.quote is not None else syn
+                    err = bytes(IP(src="10.0.9.1", dst="10.0.0.1") / ICMP(type=11) / quote)
+                    quoted = packets.classify(packets.dissect(err, 0x0800)).quoted
                 self._later(Reply(self.target, method, key, "ttl", router.address, quoted=quoted))
                 return
             if wire > router.mtu:
@@ -128,11 +135,11 @@ def test_clamp_routers_quoting_8_bytes_cannot_show_options():
 def test_clamp_finding_replaces_the_legacy_guess():
     r = ProbeResult("t", address="10.0.4.2", pmtu=1500, pmtu_method="local", local_mtu=1500)
     r.mss_ports = [{"port": 21, "sent": 1460, "synack": 536, "used": 524, "used_options": 12, "bytes": 6000}]
-    findings.assess(r)
+    probed.judge(r)
     assert "mss-536-legacy" in r.codes()
     r.clamp = {"sent": 1460, "changed_after": "10.0.2.2", "changed_after_ttl": 2, "to": 536, "seen_to_ttl": 3,
                "hops": []}
-    findings.where(r)
+    probed.judge(r)
     assert "mss-536-legacy" not in r.codes() and "mss-clamped" in r.codes()
     f = next(f for f in r.findings if f["code"] == "mss-clamped")
     assert "after hop 2 (10.0.2.2)" in f["text"] and f["confidence"] == "high"
@@ -148,7 +155,7 @@ def test_clamp_finding_replaces_the_legacy_guess():
 ])
 def test_pmtud_findings(pmtud, code):
     r = ProbeResult("t", address="10.0.2.2", pmtu=1500, pmtu_method="local", local_mtu=1500, pmtud=pmtud)
-    findings.where(r)
+    probed.judge(r)
     assert r.codes() == [code]
     assert ProbeResult.from_dict(r.to_dict()) == r
 
@@ -163,7 +170,7 @@ def test_unprivileged_used_mss_counts_the_agreed_options():
     assert (m["sent"], m["used"], m["used_options"], m["options"]) == (1460, 524, 12, ["timestamps", "sack",
                                                                                         "window-scale"])
     r = ProbeResult("t", address="10.0.2.2", pmtu=1500, pmtu_method="local", local_mtu=1500, mss_ports=[m])
-    findings.assess(r)
+    probed.judge(r)
     f = next(f for f in r.findings if f["code"] == "mss-536-legacy")
     assert "536-byte segments (524 bytes of data and 12 of TCP options)" in f["text"]
     c.kernel["options"] = 0           # no timestamps: 524 is what it sends, not a 536 sender
@@ -203,27 +210,24 @@ def test_new_fields_round_trip_and_are_checked():
         assert str(exc.value).startswith(name) and reason in str(exc.value), (name, str(exc.value))
 
 
-def test_struct_packets_agree_with_scapy():
-    """Every probe, the SYN and the forged 'too big' are byte for byte what scapy makes
-    of the same fields with its own checksums."""
-    scapy = pytest.importorskip("scapy.all")
-
+def test_probe_packets_are_whole_and_checksummed():
+    """Every probe, the SYN and the forged 'too big' have their exact size, and scapy,
+    recomputing every checksum and length of what it reads back, makes the same bytes."""
     def recomputed(p):
         for layer in (p, p.payload):
-            for name in ("chksum", "cksum"):
+            for name in ("chksum", "cksum", "len", "plen"):
                 if name in layer.fields:
                     delattr(layer, name)
         return bytes(p.__class__(bytes(p)))
 
     for fam, src, dst in (("ipv4", "10.0.0.1", "10.0.0.2"), ("ipv6", "fd00::1", "fd00::2")):
-        cls = scapy.IP if fam == "ipv4" else scapy.IPv6
+        cls = IP if fam == "ipv4" else IPv6
         for method in ("icmp", "udp", "tcp"):
             for size, key in ((576, 1), (1280, 77), (1500, 3999)):
-                data = packets.build(fam, method, src, dst, size, key, 7, port=80)
+                data = packets.probe(fam, method, src, dst, size, key, 7, port=80)
                 assert len(data) == size and recomputed(cls(data)) == data, (fam, method, size)
-        syn = packets.tcp_segment(fam, src, dst, 61001, 80, 123456, 0, packets.SYN, 65535, packets.mss_option(1460),
-                                  ttl=3)
-        assert recomputed(cls(syn)) == syn and cls(syn)[scapy.TCP].options == [("MSS", 1460)]
+        syn = packets.syn(fam, src, dst, 1, 80, 1460, 3)
+        assert recomputed(cls(syn)) == syn and cls(syn)[TCP].options == [("MSS", 1460)]
         ptb = packets.too_big(fam, dst, src, 1280, syn)
         assert recomputed(cls(ptb)) == ptb
 
@@ -235,16 +239,16 @@ def test_pmtud_verdict_as_a_triage_finding_with_per_os_advice():
     p = ProbeResult("vos1", address="10.0.2.2", pmtu=1400, pmtu_method="icmp", local_mtu=1500,
                     pmtud={"port": 21, "verdict": "ignores", "mtu": 1280, "segment": 1360, "df_before": True,
                            "after": 1360, "df_after": True, "waited_s": 0.7})
-    findings.where(p)
-    f = findings.target_pmtud(p, platforms.get("vos"), "14.7.1")
+    probed.judge(p)
+    f = probed.target_pmtud(p, platforms.get("vos"), "14.7.1")
     assert (f.code, f.severity, f.confidence) == ("target-ignores-ptb", "problem", "high")
     codes = [r.code for r in f.recommendations]
     assert codes[0] == "vos-set-stcp-param-min-mss" and codes[-1] == "net-clamp-mss"
     assert "set_stcp_param min_mss 1380" in f.recommendations[0].commands[0]
-    linux = findings.target_pmtud(ProbeResult.from_dict({**p.to_dict(), "pmtud": {**p.pmtud, "verdict": "clears-df",
+    linux = probed.target_pmtud(ProbeResult.from_dict({**p.to_dict(), "pmtud": {**p.pmtud, "verdict": "clears-df",
                                                                                    "df_before": False}}),
                                   platforms.get("linux"))
     assert linux.code == "target-clears-df" and linux.recommendations[0].code == "linux-pmtu-disc-on"
-    ok = findings.target_pmtud(ProbeResult.from_dict({**p.to_dict(), "pmtud": {**p.pmtud, "verdict": "honours"}}))
+    ok = probed.target_pmtud(ProbeResult.from_dict({**p.to_dict(), "pmtud": {**p.pmtud, "verdict": "honours"}}))
     assert (ok.code, ok.severity, ok.recommendations) == ("target-honours-ptb", "info", [])
-    assert findings.target_pmtud(ProbeResult("x")) is None
+    assert probed.target_pmtud(ProbeResult("x")) is None

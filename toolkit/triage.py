@@ -141,7 +141,8 @@ def live_probe(targets: List[str], error: Callable[[str], None], ports: Sequence
     options = runner.Options(ports=tuple(ports), send_text=send_text)
     if icmp_wait is not None:
         options.icmp_wait = icmp_wait
-    results = list(runner.run(targets, options))
+    from toolkit.rules import probed
+    results = [probed.judge(r) for r in runner.run(targets, options)]
     for r in results:
         for e in r.errors:
             error(f"probe {e}")

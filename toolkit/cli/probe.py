@@ -11,6 +11,8 @@ from toolkit.cli.options import ports_and_text
 from toolkit.output import error, table
 
 PORT_HELP = "TCP port(s) for the MSS check: 21,25,80 or 20-23. Banner services talk first; use --send for others."
+RATE = (1.0, 10000.0)            # probes a second to one target: --rate
+TOTAL_RATE = (1.0, 100000.0)     # and to all of them: --total-rate
 
 
 def _row(r) -> list:
@@ -81,10 +83,10 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
           ipv6: bool = typer.Option(False, "-6", help="IPv6 only."),
           as_json: bool = typer.Option(False, "--json", help="One JSON object per target, one a line."),
           rate: float = typer.Option(100.0, "--rate", metavar="PPS",
-                                     help="Probes a second to any one target (bursts of 16; slower on its own "
-                                          "when probes go missing)."),
+                                     help="Probes a second to any one target, 1 to 10000 (bursts of 16; slower "
+                                          "on its own when probes go missing)."),
           total_rate: float = typer.Option(20000.0, "--total-rate", metavar="PPS",
-                                           help="Ceiling for the whole run, all targets together."),
+                                           help="Ceiling for the whole run, all targets together, 1 to 100000."),
           timeout: float = typer.Option(1.0, "--timeout", metavar="S", help="Longest wait for any one answer."),
           icmp_wait: float = typer.Option(1.0, "--icmp-wait", metavar="S",
                                           help="Silence to wait for before calling a black hole: a router that "
@@ -103,6 +105,9 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
                                                 "first --port that sends data, a forged 'fragmentation needed', "
                                                 "then what it resends (adds and always removes one iptables rule)."),
           no_raw: bool = typer.Option(False, "--no-raw", help="Plain sockets only, as without root."),
+          loopback: bool = typer.Option(False, "--loopback",
+                                        help="Probe this host itself too (127.0.0.1, ::1, its own addresses), "
+                                             "which is refused otherwise."),
           quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, even on a terminal.")) -> None:
     """Probe live hosts: path MTU with DF probes, black holes, and the MSS advertised and used.
 
@@ -122,12 +127,10 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
     if ipv4 and ipv6:
         error("-4 and -6: choose one")
         raise typer.Exit(2)
-    if not rate > 0 or rate > 100000:
-        error(f"--rate {rate:g}: must be above 0 and at most 100000 probes a second")
-        raise typer.Exit(2)
-    if not total_rate > 0 or total_rate > 1000000:
-        error(f"--total-rate {total_rate:g}: must be above 0 and at most 1000000 probes a second")
-        raise typer.Exit(2)
+    for name, value, (low, high) in (("--rate", rate, RATE), ("--total-rate", total_rate, TOTAL_RATE)):
+        if not low <= value <= high:            # NaN too
+            error(f"{name} {value:g}: must be between {low:g} and {high:g} probes a second")
+            raise typer.Exit(2)
     if not 0 < timeout <= 60:
         error(f"--timeout {timeout:g}: must be above 0 and at most 60 seconds")
         raise typer.Exit(2)
@@ -135,10 +138,11 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
         error(f"--icmp-wait {icmp_wait:g}: must be between 0 and 120 seconds")
         raise typer.Exit(2)
     from toolkit.probe import runner
+    from toolkit.rules import probed
     opts = runner.Options(ports=ports, family="ipv4" if ipv4 else "ipv6" if ipv6 else None, rate=rate,
                           total_rate=total_rate, total_burst=max(1, min(2000, int(total_rate / 10))),
                           timeout=timeout, send_text=text, raw=False if no_raw else None, icmp_wait=icmp_wait,
-                          trace=trace_hops, pmtud_check=pmtud_check)
+                          trace=trace_hops, pmtud_check=pmtud_check, loopback=loopback)
     done: List = []
     detail = lambda: f" after {len(done)} of {len(targets)} target(s)"  # noqa: E731
     with guard.clean_end("probe", detail):
@@ -153,6 +157,7 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
             if bar:
                 bar.__enter__()
             for r in results:
+                probed.judge(r)
                 for e in r.errors:
                     error(f"probe {e}")
                 if as_json:

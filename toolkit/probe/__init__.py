@@ -1,8 +1,8 @@
 """Live prober: path MTU, PMTUD black holes and the MSS a host advertises and uses.
 
-Importing this package is cheap: packets are built and read with `struct`, and no
-packet library is loaded at all.
+Importing this package is cheap: scapy, which builds and reads the probes, is loaded
+only when raw probes are sent (toolkit/probe/packets.py).
 """
-from toolkit.probe.result import FINDING_CODES, ProbeResult, finding, mss_info
+from toolkit.probe.result import ProbeResult, finding, mss_info
 
-__all__ = ["FINDING_CODES", "ProbeResult", "finding", "mss_info"]
+__all__ = ["ProbeResult", "finding", "mss_info"]

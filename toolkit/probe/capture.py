@@ -1,10 +1,10 @@
 """One packet capture for every target of a run (AF_PACKET, needs CAP_NET_RAW).
 
-The engine reads it (non-blocking, from its own loop): replies to our probes become
-`Reply` events for the target's handler, TCP segments of followed connections (the MSS
-check) go to whoever registered the flow. Every packet carries the kernel's receive
-timestamp (SO_TIMESTAMPNS, the time.time() clock), so round-trip times do not depend on
-how busy Python is. A BPF filter in the kernel passes only what the prober reads:
+The engine reads it (non-blocking, from its own loop); scapy dissects each packet:
+replies to our probes become `Reply` events for the target's handler, TCP segments of
+followed connections (the MSS check) go to whoever registered the flow. Every packet
+carries the kernel's receive timestamp (SO_TIMESTAMPNS, the time.time() clock), so
+round-trip times do not depend on how busy Python is. A BPF filter in the kernel passes only what the prober reads:
 incoming ICMP, ICMPv6 and TCP, and our own outgoing SYNs. With PACKET_VNET_HDR the
 kernel tells us the original segment size of packets that GRO merged on receive, so
 `used` is the size the host sent, not what the NIC glued together.
@@ -16,7 +16,11 @@ import socket
 import struct
 from typing import Callable, Dict, Tuple
 
-from toolkit.probe.packets import Packet, Reply, classify, parse_ip
+from scapy.layers.inet import TCP
+from scapy.utils6 import in6_islladdr
+
+from toolkit.probe.packets import classify, dissect, tcp_payload
+from toolkit.probe.reply import Reply
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -94,7 +98,7 @@ class Capture:
         self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.sock.setblocking(False)
         self.targets: Dict[str, Callable[[Reply], None]] = {}
-        self.flows: Dict[FlowKey, Callable[[Packet, bool, int], None]] = {}
+        self.flows: Dict[FlowKey, Callable] = {}
         self.seen = 0
         self._anc = socket.CMSG_SPACE(16)
 
@@ -107,8 +111,10 @@ class Capture:
     def unwatch(self, address: str) -> None:
         self.targets.pop(address, None)
 
-    def follow(self, flow: FlowKey, handler: Callable[[Packet, bool, int], None]) -> None:
-        """handler(packet, outgoing, segment_size_hint) for each TCP segment of the flow."""
+    def follow(self, flow: FlowKey, handler: Callable) -> None:
+        """handler(packet, outgoing, payload, segment) for each TCP segment of the flow: scapy's
+        packet (`time` is the kernel's receive time), the bytes of data it carries, and the
+        size of the segments the sender made of them (smaller when GRO merged several)."""
         self.flows[flow] = handler
 
     def unfollow(self, flow: FlowKey) -> None:
@@ -149,26 +155,31 @@ class Capture:
         skip = LINK_HEADER.get(addr[3])
         if skip is None:
             skip = 0 if data and data[0] >> 4 in (4, 6) else 14
-        pkt = parse_ip(data[skip:] if skip else data)
-        if pkt is None:
-            return
+        pkt = dissect(data[skip:] if skip else data, addr[1])
         self.seen += 1
         outgoing = addr[2] == PACKET_OUTGOING
-        if pkt.proto == 6 and self.flows:
-            l4 = pkt.l4
-            if len(l4) >= 4:
-                sport, dport = struct.unpack("!HH", l4[:4])
-                flow = (pkt.dst, dport, sport) if outgoing else (pkt.src, sport, dport)
-                handler = self.flows.get(flow)
-                if handler is not None:
-                    pkt.at = at
-                    handler(pkt, outgoing, gso)
-                    return
+        tcp = pkt.payload
+        if self.flows and type(tcp) is TCP:
+            flow = (self._named(pkt.dst, addr), tcp.dport, tcp.sport) if outgoing else \
+                (self._named(pkt.src, addr), tcp.sport, tcp.dport)
+            handler = self.flows.get(flow)
+            if handler is not None:
+                pkt.time = at
+                payload = tcp_payload(pkt)
+                handler(pkt, outgoing, payload, min(gso, payload) if gso else payload)
+                return
         if outgoing:
             return
         reply = classify(pkt)
         if reply is not None:
+            reply.target = self._named(reply.target, addr)
             handler = self.targets.get(reply.target)
             if handler is not None:
                 reply.at = at
                 handler(reply)
+
+    @staticmethod
+    def _named(address: str, addr) -> str:
+        """A link-local address with the zone of the interface the packet passed (fe80::1%eth0),
+        as the target was given: the same address on two links is two hosts."""
+        return f"{address}%{addr[0]}" if ":" in address and in6_islladdr(address) else address

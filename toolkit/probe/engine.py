@@ -18,6 +18,7 @@ serves them all from one `selectors` loop:
 from __future__ import annotations
 
 import collections
+import contextlib
 import heapq
 import resource
 import selectors
@@ -29,8 +30,13 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequenc
 
 from toolkit.probe import sockets as so
 from toolkit.probe.pmtu import Interrupted, Round, Sleep
+from toolkit.probe.route import sockaddr
 
 SO_SNDBUFFORCE = 32
+
+
+class TimeUp(Exception):
+    """Thrown into a target's script when its time limit (`JobBase.limit`) has passed."""
 
 
 class Pace:
@@ -161,7 +167,7 @@ class RawIO:
         return s
 
     def send(self, family: str, data: bytes, dst: str, mark: bool = False) -> None:
-        self.sock(family, mark).sendto(data, (dst, 0))
+        self.sock(family, mark).sendto(data, sockaddr(dst, 0))
 
     def close(self) -> None:
         for s in self.socks.values():
@@ -325,6 +331,8 @@ class JobBase:
         self.pace: Optional[Pace] = None
         self.raw_sends: Deque[bytes] = collections.deque()
         self.raw_times: List[float] = []
+        self.deadline = float("inf")
+        self.expired = False
 
     # subclasses: script() (the generator), sender(method, size, key, ttl), abandon(), checks
     def begin(self, engine: Engine) -> None:
@@ -332,6 +340,21 @@ class JobBase:
         self.pace = Pace(engine.opts.rate, engine.opts.burst)
         self.gen = self.script()
         self._advance(None)
+
+    def limit(self, seconds: float) -> None:
+        """From now on the script has `seconds` to end (then `expire`)."""
+        self.deadline = time.time() + seconds
+        self.engine.at(self.deadline, self)
+
+    def expire(self) -> None:
+        """The time limit passed: nothing more of this target's is sent, and its script
+        gets a TimeUp where it waits (it ends with what it has)."""
+        self.expired = True
+        self.queue.clear()
+        self.raw_sends.clear()
+        with contextlib.suppress(ValueError):
+            self.engine.sending.remove(self)
+        self._advance(None, TimeUp())
 
     def _advance(self, value, exc: Optional[BaseException] = None) -> None:
         while True:
@@ -394,6 +417,9 @@ class JobBase:
         self.last_sent = at
 
     def step(self, now: float) -> None:
+        if now >= self.deadline and not self.expired:
+            self.expire()
+            return
         self.tick_checks(now)
         req = self.req
         if self.queue:

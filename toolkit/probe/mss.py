@@ -15,8 +15,9 @@ import socket
 import struct
 from typing import Dict, List, Optional
 
-from toolkit.probe.packets import tcp_options
+from toolkit.probe.reply import mss_option
 from toolkit.probe.result import mss_info
+from toolkit.probe.route import sockaddr
 
 TCP_INFO = 11
 # struct tcp_info offsets (linux/tcp.h)
@@ -72,32 +73,26 @@ class MssCheck:
         self.lport: Optional[int] = None
         self.before_close = None          # callable(sock): the engine stops watching it
 
-    # called from the engine's capture reader
-    def _segment(self, pkt, outgoing: bool, gso: int) -> None:
-        l4 = pkt.l4
-        if len(l4) < 20:
-            return
-        flags, doff = l4[13], (l4[12] >> 4) * 4
-        if flags & 0x02:                      # SYN
-            opts = tcp_options(l4[:doff])
-            if outgoing and not flags & 0x10:
-                self.info["sent"] = opts.get("mss")
+    # called from the engine's capture reader, with the packet as scapy dissected it
+    def _segment(self, pkt, outgoing: bool, payload: int, seg: int) -> None:
+        tcp = pkt.payload
+        if tcp.flags.S:
+            opts = dict(tcp.options)           # scapy's names: MSS, WScale, SAckOK, Timestamp...
+            mss = mss_option(tcp)
+            if outgoing and not tcp.flags.A:
+                self.info["sent"] = mss
                 self.syn_options = opts
                 self.syns += 1
-            elif not outgoing and flags & 0x10:
-                self.info["synack"] = opts.get("mss")
+            elif not outgoing and tcp.flags.A:
+                self.info["synack"] = mss
                 self.synack_options = opts
             return
-        if outgoing:
-            return
-        payload = pkt.total - (40 if self.family == "ipv6" else 20) - doff
-        if payload <= 0:
+        if outgoing or payload <= 0:
             return
         self.captured_bytes += payload
-        seg = min(gso, payload) if gso else payload
         if self.info["used"] is None or seg > self.info["used"]:
             self.info["used"] = seg
-            self.used_options = doff - 20
+            self.used_options = tcp.dataofs * 4 - 20
 
     @property
     def done(self) -> bool:
@@ -114,7 +109,7 @@ class MssCheck:
             return
         self.sock = s
         try:
-            s.bind((self.source, 0))
+            s.bind(sockaddr(self.source, 0))
             self.lport = s.getsockname()[1]
             if self.capture is not None:
                 self._flow = (self.address, self.port, self.lport)
@@ -123,7 +118,7 @@ class MssCheck:
             # room for one SYN retransmission (Linux: after 1 s) on top of the answer timeout
             self._deadline = now + self.timeout + 1.5
             self._t0 = now
-            err = s.connect_ex((self.address, self.port))
+            err = s.connect_ex(sockaddr(self.address, self.port))
             if err not in (0, errno.EINPROGRESS):
                 self._fail(f"port {self.port}: {errno.errorcode.get(err, err)}", os_errno=err)
         except OSError as exc:
@@ -235,7 +230,7 @@ class MssCheck:
     def negotiated(self) -> Optional[List[str]]:
         """The TCP options both sides agreed on: from the captured SYN and SYN-ACK, else TCP_INFO."""
         if self.syn_options is not None and self.synack_options is not None:
-            both = [("timestamps", "timestamps"), ("sack-permitted", "sack"), ("window-scale", "window-scale")]
+            both = [("Timestamp", "timestamps"), ("SAckOK", "sack"), ("WScale", "window-scale")]
             return [name for opt, name in both if opt in self.syn_options and opt in self.synack_options]
         if "options" in self.kernel:
             return agreed_options(self.kernel["options"])

@@ -37,7 +37,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
-from toolkit.probe.packets import Reply
+from toolkit.probe.reply import Reply
+from toolkit.probe.result import HIGH_SILENCE
 
 PLATEAUS = (65535, 32000, 17914, 8166, 4352, 2002, 1492, 1006, 508, 296, 68)   # RFC 1191 table 7-1
 FIRST_ROUND = (65535, 32000, 17914, 8166, 4352, 2002, 1500, 1492, 1480, 1400, 1280, 1006, 576)
@@ -50,7 +51,6 @@ PICK_TRIES = 3          # rounds to find a probe method that the target answers
 LINGER = 1.5            # s to wait for late ICMP errors when nothing answered
 ICMP_WAIT = 1.0         # s of silence before the last word on a black hole (--icmp-wait)
 LONG_WAIT = 10.0        # s of silence when the evidence says the routers do send ICMP
-HIGH_SILENCE = 10.0     # a black hole is "high" confidence only after this much silence
 ALPHA = 0.01            # accepted chance that silence at a size was nothing but loss
 ALPHA_VOUCHED = 1e-4    # the same for a size at or below a next-hop MTU a router reported
 

@@ -33,12 +33,14 @@ from typing import Dict, List, Optional
 
 from toolkit.probe import packets as pk
 from toolkit.probe.engine import SendRaw, Until
+from toolkit.probe.reply import mss_option
+from toolkit.probe.route import sockaddr
 from toolkit.proc import signals_held, start_time
 
 MARK = 0x4d535344              # "MSSD": our own packets, which the rule lets through
 COMMENT = "mssdiag-pmtud"
 QUOTE_WAIT = 3.0               # s to wait for the retransmission after the forged message
-HEADER = {"ipv4": pk.V4_HEADER, "ipv6": pk.V6_HEADER}
+HEADER = pk.HEADER
 
 
 def _tool(family: str) -> str:
@@ -76,7 +78,7 @@ class RstRule:
     def __init__(self, family: str, src: str, sport: int, dst: str, dport: int):
         self.family = family
         pid = os.getpid()
-        self.spec = ["-p", "tcp", "-s", src, "--sport", str(sport), "-d", dst, "--dport", str(dport),
+        self.spec = ["-p", "tcp", "-s", pk.bare(src), "--sport", str(sport), "-d", pk.bare(dst), "--dport", str(dport),
                      "--tcp-flags", "RST", "RST", "-m", "mark", "!", "--mark", hex(MARK),
                      "-m", "comment", "--comment", f"{COMMENT} pid={pid} start={start_time(pid)}", "-j", "DROP"]
         self.added = False
@@ -126,24 +128,21 @@ class Flow:
         self.synack = None
         self.segments: List[Dict] = []
 
-    def segment(self, pkt, outgoing: bool, gso: int) -> None:
+    def segment(self, pkt, outgoing: bool, payload: int, seg: int) -> None:
+        """From the capture: one TCP segment of this flow, as scapy dissected it."""
         if outgoing:
             return
-        l4 = pkt.l4
-        if len(l4) < 20:
-            return
-        flags, doff = l4[13], (l4[12] >> 4) * 4
-        seq, ack = int.from_bytes(l4[4:8], "big"), int.from_bytes(l4[8:12], "big")
-        if flags & pk.SYN and flags & pk.ACK:
+        tcp = pkt.payload
+        if tcp.flags.S and tcp.flags.A:
             if self.synack is None:
-                self.synack = {"seq": seq, "ack": ack, "mss": pk.tcp_options(l4[:doff]).get("mss")}
+                self.synack = {"seq": tcp.seq, "ack": tcp.ack, "mss": mss_option(tcp)}
             return
-        payload = pkt.total - HEADER[self.family] - doff
-        if payload <= 0 or flags & pk.RST:
+        if payload <= 0 or tcp.flags.R:
             return
-        seg = min(gso, payload) if gso else payload
-        self.segments.append({"seq": seq, "len": seg, "df": pkt.df, "ip_len": seg + HEADER[self.family] + doff,
-                              "at": pkt.at or time.time(), "raw": pkt.raw[:1280], "options": doff - 20})
+        head = HEADER[self.family] + tcp.dataofs * 4
+        df = True if self.family == "ipv6" else bool(pkt.flags.DF)
+        self.segments.append({"seq": tcp.seq, "len": seg, "df": df, "ip_len": seg + head, "at": pkt.time or time.time(),
+                              "raw": pkt.original[:1280], "options": tcp.dataofs * 4 - 20})
 
 
 def choose_mtu(family: str, ip_len: int) -> Optional[int]:
@@ -170,7 +169,7 @@ def check(job, port: int, send_text: Optional[str], timeout: float, local_mtu: i
     rule = None
     state = {"lport": None, "seq": None}      # what the clean-up needs to end the connection
     try:
-        reserve.bind((src, 0))             # the port is ours: no connection of the kernel's gets it
+        reserve.bind(sockaddr(src, 0))             # the port is ours: no connection of the kernel's gets it
         lport = state["lport"] = reserve.getsockname()[1]
         rule = RstRule(fam, src, lport, dst, port)
         with signals_held():
@@ -179,7 +178,7 @@ def check(job, port: int, send_text: Optional[str], timeout: float, local_mtu: i
         e.capture.follow((dst, port, lport), flow.segment)
         isn = random.getrandbits(32)
         hdr = HEADER[fam]
-        syn = pk.tcp_segment(fam, src, dst, lport, port, isn, 0, pk.SYN, 65535, pk.mss_option(local_mtu - hdr - 20))
+        syn = pk.segment(fam, src, dst, lport, port, isn, 0, "S", mss=local_mtu - hdr - 20)
         t0 = time.time()
         yield SendRaw(fam, dst, [syn], mark=True)
         if not (yield Until(lambda: flow.synack is not None, time.time() + timeout)):
@@ -190,12 +189,11 @@ def check(job, port: int, send_text: Optional[str], timeout: float, local_mtu: i
         rtt = time.time() - t0
         seq, ack = isn + 1, flow.synack["seq"] + 1
         state["seq"] = seq
-        yield SendRaw(fam, dst, [pk.tcp_segment(fam, src, dst, lport, port, seq, ack, pk.ACK, 65535)], mark=True)
+        yield SendRaw(fam, dst, [pk.segment(fam, src, dst, lport, port, seq, ack, "A")], mark=True)
         quiet = max(0.05, 3 * rtt + 0.03)
         if not (yield Until(lambda: bool(flow.segments), time.time() + quiet)) and send_text:
             data = send_text.encode("latin-1", "replace")
-            yield SendRaw(fam, dst, [pk.tcp_segment(fam, src, dst, lport, port, seq, ack, pk.PSH | pk.ACK, 65535,
-                                                   payload=data)], mark=True)
+            yield SendRaw(fam, dst, [pk.segment(fam, src, dst, lport, port, seq, ack, "PA", payload=data)], mark=True)
             seq += len(data)
             state["seq"] = seq
         if not (yield Until(lambda: bool(flow.segments), time.time() + timeout)):
@@ -249,7 +247,7 @@ def check(job, port: int, send_text: Optional[str], timeout: float, local_mtu: i
         if state["seq"] is not None:
             # end it on the target's side too (our RST carries the mark: the rule lets it out)
             with contextlib.suppress(Exception):
-                e.raw.send(fam, pk.tcp_segment(fam, src, dst, state["lport"], port, state["seq"], 0, pk.RST, 0),
+                e.raw.send(fam, pk.segment(fam, src, dst, state["lport"], port, state["seq"], 0, "R", window=0),
                            dst, mark=True)
         if rule is not None:
             rule.remove()

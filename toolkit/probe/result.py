@@ -1,7 +1,9 @@
 """Result types of the live prober: one ProbeResult per target, JSON-ready.
 
-The field names are an interface (DESIGN.md, docs/probe.md): cron jobs, the triage
-code and the tests read them. Add fields; never rename.
+The fields are what a probe measured (its evidence); `findings` are filled in by
+toolkit.rules.probed from them. The field names are an interface (DESIGN.md,
+docs/probe.md): cron jobs, the triage code and the tests read them. Add fields; never
+rename.
 
 A saved result is an input from outside: `from_dict` checks every field against the
 schema of docs/probe.md (types, strict booleans, finite numbers in range) and raises a
@@ -17,28 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from toolkit.findings import CONFIDENCES
 
 
-# Stable finding codes -> one-line meaning (docs/probe.md lists them too).
-FINDING_CODES: Dict[str, str] = {
-    "pmtu-reduced": "path MTU below the local interface MTU",
-    "pmtud-black-hole": "big DF probes vanish without ICMP while small ones pass",
-    "echo-filtered": "target does not answer ICMP echo; another probe method was used",
-    "mss-536-legacy": "host sends 536-byte segments although a larger MSS was advertised "
-                      "(legacy STCP / TCP_OS non-local default)",
-    "synack-mss-below-path": "SYN-ACK MSS below what the path allows (host setting or middlebox clamping)",
-    "mss-above-path": "advertised or used MSS above what the path allows (fragmentation or black hole ahead)",
-    "no-answer": "target answered no probe at all (down, or everything filtered)",
-    "port-closed": "TCP port refused or did not answer; no MSS check on it",
-    "no-data": "connection made but the host sent no data; the used MSS is unknown",
-    "unreachable": "a router answered 'destination unreachable' (network, host, administratively "
-                   "prohibited...): the probes never reached the target",
-    "icmp-rate-limited": "a router rate-limits its ICMP 'fragmentation needed': PMTU discovery through it is slow",
-    "mss-clamped": "a router on the path rewrites the MSS option of our SYNs (--trace names the hop)",
-    "target-honours-ptb": "the target shrinks its segments after 'fragmentation needed': it does PMTU discovery",
-    "target-ignores-ptb": "the target keeps sending DF segments too big for the announced MTU: "
-                          "no PMTU discovery, its connections hang behind a smaller MTU",
-    "target-clears-df": "the target sends without DF (from the start or after 'fragmentation needed'): "
-                        "no PMTU discovery, routers must fragment its segments",
-}
+HIGH_SILENCE = 10.0     # s: an inferred black hole is "high" confidence only after this much silence
 
 
 def finding(code: str, text: str, confidence: str = "high") -> Dict[str, str]:
@@ -78,6 +59,10 @@ class ProbeResult:
     trace: Optional[Dict[str, Any]] = None   # --trace: {"hops": [...], "black_hole": {...}|null, "notes": [...]}
     clamp: Optional[Dict[str, Any]] = None   # --trace (root): where the MSS of our SYN was rewritten
     pmtud: Optional[Dict[str, Any]] = None   # --pmtud-check: what the target did with 'fragmentation needed'
+    echo_filtered: bool = False              # the target answered no ICMP echo; probe_method says what did
+    silence_s: Optional[float] = None        # inferred verdict: s of silence above the answer before it was called
+    rate_limited: Optional[str] = None       # why we believe a router rate-limits 'fragmentation needed', if we do
+    unreachable: List[Dict[str, str]] = field(default_factory=list)   # routers' 'unreachable': source, reason
 
     def add_finding(self, code: str, text: str, confidence: str = "high") -> None:
         self.findings.append(finding(code, text, confidence))
@@ -243,6 +228,7 @@ _PMTUD = _object({"port": _int(1, 65535), "verdict": _str(null=True, choices=PMT
                   "df_before": _bool_or_null, "after": _int(0, 65535, null=True), "df_after": _bool_or_null,
                   "waited_s": _number(0, MAX_COUNT, null=True), "error": _str(null=True)},
                  required=("port", "verdict"), null=True)
+_UNREACH = _object({"source": _str(limit=MAX_TEXT, address=True), "reason": _str()}, required=("source", "reason"))
 _FINDING = _object({"code": _str(), "text": _str(), "confidence": _str(choices=CONFIDENCES)},
                    required=("code", "text", "confidence"))
 _SCHEMA: Dict[str, Any] = {
@@ -269,4 +255,8 @@ _SCHEMA: Dict[str, Any] = {
     "trace": _TRACE,
     "clamp": _CLAMP,
     "pmtud": _PMTUD,
+    "echo_filtered": _bool,
+    "silence_s": _number(0, MAX_COUNT, null=True),
+    "rate_limited": _str(null=True),
+    "unreachable": _list(_UNREACH),
 }

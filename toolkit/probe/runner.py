@@ -1,36 +1,33 @@
 """Probe many targets at once: one engine loop, one capture, a pace per target, one
 ProbeResult each (toolkit/probe/engine.py runs them).
 
-For each target: resolve, ask the kernel for the route (source, interface MTU, any
-cached path MTU), open the MSS check connections first (so our SYNs advertise the
-interface's MSS, before our own probes teach the kernel a smaller path MTU), run the
-path MTU search while the host talks, then draw the findings.
+For each target: resolve, refuse what must not be probed (toolkit/probe/targets.py),
+ask the kernel for the route (source, interface MTU, any cached path MTU), open the MSS
+check connections first (so our SYNs advertise the interface's MSS, before our own
+probes teach the kernel a smaller path MTU), run the path MTU search while the host
+talks, then put what was measured into the result. The results carry evidence only:
+toolkit.rules.probed turns it into findings.
 """
 from __future__ import annotations
 
 import ipaddress
 import selectors
-import socket
 import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterator, Optional, Sequence
 
-from toolkit.probe import findings
-from toolkit.probe.engine import Engine, JobBase, RawIO, WaitChecks, WaitFuture, Until
+from toolkit.probe.engine import Engine, JobBase, RawIO, TimeUp, Until, WaitChecks, WaitFuture
 from toolkit.probe.mss import MssCheck
-from toolkit.probe.pmtu import ICMP_WAIT, Interrupted, Search
+from toolkit.probe.pmtu import ICMP_WAIT, LONG_WAIT, Interrupted, Search
 from toolkit.probe.result import ProbeResult
 from toolkit.probe.route import forget, lookup
+from toolkit.probe.targets import ProbeError, refused, refused_by_route, resolve
 
 DEFAULT_RATE = 100.0     # probes per second to any one target
 DEFAULT_BURST = 16       # probes one target may get at once (a first round is 12 to 14)
 DEFAULT_TOTAL_RATE = 20000.0   # ceiling for the whole run, all targets together
 DEFAULT_TIMEOUT = 1.0
-
-
-class ProbeError(Exception):
-    """A target could not be probed at all; the message names it."""
 
 
 @dataclass
@@ -48,6 +45,15 @@ class Options:
     total_burst: int = 2000
     trace: bool = False                  # per-hop MTU trace and the hop that rewrites the MSS
     pmtud_check: bool = False            # does the target itself do PMTU discovery (root)
+    loopback: bool = False               # this host itself may be probed (127.0.0.1, ::1, its own addresses)
+
+    def time_limit(self) -> float:
+        """The longest one target may take (s), whatever the path does: room for every round
+        of the search at the longest answer wait, the pauses before a black-hole verdict,
+        the trace and the PMTUD check. A target still under way then ends with an error."""
+        rounds = 40 * self.timeout * (2 if self.trace else 1)
+        check = 3.0 + 4 * self.timeout if self.pmtud_check else 0.0
+        return 60.0 + 3 * max(self.icmp_wait, LONG_WAIT) + rounds + check
 
 
 _RAW: dict = {}
@@ -74,24 +80,6 @@ def _take_raw() -> Optional[RawIO]:
     io = _RAW.pop("io", None)
     _RAW.pop("why", None)            # the next run opens its own
     return io
-
-
-def resolve(target: str, family: Optional[str]) -> str:
-    try:
-        addr = ipaddress.ip_address(target.strip("[]"))
-        fam = "ipv6" if addr.version == 6 else "ipv4"
-        if family and fam != family:
-            raise ProbeError(f"{target}: is an {fam} address but {family} was asked for")
-        return str(addr)
-    except ValueError:
-        pass
-    af = {"ipv4": socket.AF_INET, "ipv6": socket.AF_INET6}.get(family or "", socket.AF_UNSPEC)
-    try:
-        infos = socket.getaddrinfo(target, None, af, socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise ProbeError(f"{target}: cannot resolve: {getattr(exc, 'strerror', None) or exc}") from None
-    infos.sort(key=lambda i: i[0] != socket.AF_INET)     # IPv4 first unless -6
-    return infos[0][4][0]
 
 
 @dataclass
@@ -136,17 +124,11 @@ class Job(JobBase):
             self.transport.send(method, size, key, ttl)
             return
         from toolkit.probe import packets
-        if method == "syn":
-            data = self.syn_packet(size, key, ttl)
+        if method == "syn":        # the clamp locator's: the size is the MSS option
+            data = packets.syn(self.family, self.source, self.address, key, self.tcp_port, size, ttl)
         else:
-            data = packets.build(self.family, method, self.source, self.address, size, key, ttl, self.tcp_port)
+            data = packets.probe(self.family, method, self.source, self.address, size, key, ttl, self.tcp_port)
         self.engine.raw.send(self.family, data, self.address)
-
-    def syn_packet(self, mss: int, key: int, ttl: int) -> bytes:
-        from toolkit.probe import packets
-        return packets.tcp_segment(self.family, self.source, self.address, packets.TCP_SPORT_BASE + key,
-                                   self.tcp_port, key * 7919, 0, packets.SYN, 65535,
-                                   packets.mss_option(mss), ttl=ttl, ident=key)
 
     @property
     def tcp_port(self) -> int:
@@ -193,8 +175,21 @@ class Job(JobBase):
 
     # ---- the script --------------------------------------------------------------------------
     def script(self):
-        opts, e = self.opts, self.engine
         r = ProbeResult(target=self.target)
+        try:
+            return (yield from self._script(r))
+        except TimeUp:       # before or after the search, which ends with what it has
+            for c in self.checks:
+                c.abandon()
+            r.errors.append(f"{self.target}: {self._time_up()}")
+            return r
+
+    def _time_up(self) -> str:
+        return (f"stopped after {self.opts.time_limit():g} s, the limit for one target (a slow --rate, or a path "
+                "that loses most probes)")
+
+    def _script(self, r: ProbeResult):
+        opts, e = self.opts, self.engine
         try:
             if _literal(self.target):
                 address = resolve(self.target, opts.family)
@@ -202,6 +197,11 @@ class Job(JobBase):
                 address = yield WaitFuture(e.resolve_later(resolve, self.target, opts.family))
         except ProbeError as exc:
             r.errors.append(str(exc))
+            return r
+        why = refused(address, opts.loopback)
+        if why:
+            r.address = address
+            r.errors.append(f"{self.target}: not probed: {why}")
             return r
         # two targets naming one address are probed one after the other: replies are
         # matched by address and probe key, so they must not overlap
@@ -211,10 +211,15 @@ class Job(JobBase):
         self._owns_address = True
         self.address = r.address = address
         t0 = time.time()
+        self.limit(opts.time_limit())
         try:
             route = lookup(address)
         except OSError as exc:
             r.errors.append(f"{self.target}: no route to {address}: {exc.strerror or exc}")
+            return r
+        why = refused_by_route(address, route.kind, route.interface, opts.loopback)
+        if why:
+            r.errors.append(f"{self.target}: not probed: {why}")
             return r
         self.family, self.source = route.family, route.source
         r.family, r.local_mtu, r.cached_pmtu = route.family, route.local_mtu, route.cached_pmtu
@@ -264,17 +269,22 @@ class Job(JobBase):
                         placements=self.shared.placements)
         search.clock = time.time
         self.search = search
+        v = None
         try:
             v = yield from search.steps()
             if v is not None and opts.trace:
                 yield from self._where(r, v, search, route, capture is not None)
+            if self.checks:
+                yield WaitChecks(self.checks, "catching-up")
+            if v is not None and opts.pmtud_check:
+                yield from self._pmtud(r, route, capture is not None)
         except Interrupted:
             r.errors.append(f"{self.target}: interrupted")
             v = None
-        if self.checks:
-            yield WaitChecks(self.checks, "catching-up")
-        if v is not None and opts.pmtud_check:
-            yield from self._pmtud(r, route, capture is not None)
+        except TimeUp:       # what was measured stands: the verdict, if the search had one
+            for c in self.checks:
+                c.abandon()
+            r.errors.append(f"{self.target}: {self._time_up()}")
         if route.cached_pmtu is None and capture is not None and forget(address):
             # our probes taught the kernel this path MTU (IPv6 does so for any PTB): leave
             # its cache as we found it
@@ -321,32 +331,23 @@ class Job(JobBase):
             r.mss = next((m for m in r.mss_ports if m.get("used") is not None),
                          next((m for m in r.mss_ports if "error" not in m), r.mss_ports[0]))
         if v is None:
-            findings.assess(r)
             return
         r.pmtu, r.pmtu_method, r.black_hole, r.hop = v.pmtu, v.method, v.black_hole, v.hop
         r.confidence, r.probe_method = v.confidence, v.probe_method
+        r.echo_filtered, r.silence_s, r.rate_limited = v.echo_filtered, v.silence_s, v.rate_limited
+        r.unreachable = [{"source": src, "reason": why} for src, why in v.unreachable]
         r.probes += v.probes
         r.rounds = v.rounds
         r.notes.extend(v.notes)
-        connected = any(c.error is None for c in checks)
-        if v.pmtu is None and v.unreachable:
-            src, why = v.unreachable[0]
-            r.add_finding("unreachable", f"{src} answered '{why}' to our probes of {r.address}: "
-                          "they never reached it", "high")
-            if not connected:
+        if v.pmtu is None and not any(c.error is None for c in checks):
+            if v.unreachable:
+                src, why = v.unreachable[0]
                 r.errors.append(f"{self.target}: unreachable: {src} answered '{why}'")
-        elif v.pmtu is None:
-            used = ", ".join(search.methods)
-            r.add_finding("no-answer", f"{r.address} answered none of {v.probes} probes ({used}): "
-                          "down, or everything filtered", "medium")
-            if not connected:
+            else:
+                used = ", ".join(search.methods)
                 ports = f"; TCP port {','.join(map(str, opts.ports))} did not connect" if opts.ports else ""
                 r.errors.append(f"{self.target}: no answer to any of {v.probes} probes ({used}){ports}: "
                                 "down, or everything filtered")
-        if v.rate_limited:
-            r.add_finding("icmp-rate-limited", v.rate_limited, v.confidence or "medium")
-        findings.assess(r, echo_filtered=v.echo_filtered, silence=v.silence_s)
-        findings.where(r)
 
     def finish(self, result) -> None:
         self._release()

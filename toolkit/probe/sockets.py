@@ -13,7 +13,8 @@ import socket
 import struct
 from typing import List, Optional
 
-from toolkit.probe.packets import UDP_BASE, Reply, unreach_reason
+from toolkit.probe.reply import UDP_BASE, Reply, unreach_reason
+from toolkit.probe.route import sockaddr
 
 IP_RECVERR, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE, IP_TTL = 11, 10, 3, 2
 IPV6_RECVERR, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE, IPV6_UNICAST_HOPS = 25, 23, 3, 16
@@ -58,7 +59,7 @@ class SocketTransport:
         # send again; only a refusal that repeats is the local stack's own
         for attempt in range(3):
             try:
-                self.sock.sendto(payload, (self.address, UDP_BASE + key))
+                self.sock.sendto(payload, sockaddr(self.address, UDP_BASE + key))
                 return
             except BlockingIOError:
                 if attempt == 2:

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from toolkit.probe.packets import tcp_options
 from toolkit.probe.pmtu import MIN_MTU, SMALL, Search, plateau_below
+from toolkit.probe.reply import mss_option
 
 MAX_TTL = 30
 
@@ -138,9 +138,10 @@ def clamp_location(search: Search, our_mss: int, hops: int):
         for r in replies:
             if r.kind != "ttl":
                 continue
-            quoted = r.quoted or b""
-            mss = tcp_options(quoted).get("mss") if len(quoted) >= 20 and (quoted[12] >> 4) * 4 <= len(quoted) else None
-            seen[s.ttl] = {"ttl": s.ttl, "address": r.source, "mss": mss, "quoted": len(quoted)}
+            quoted = r.quoted          # the TCP header the router quoted, as scapy read it
+            mss = mss_option(quoted) if quoted is not None else None
+            seen[s.ttl] = {"ttl": s.ttl, "address": r.source, "mss": mss,
+                           "quoted": len(quoted.original) if quoted is not None else 0}
     record["hops"] = [seen[t] for t in sorted(seen)]
     before, read = our_mss, 0           # the last MSS seen and the hop that showed it (0: us)
     for t in sorted(seen):
