@@ -12,14 +12,17 @@ from importlib.machinery import all_suffixes
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from . import evidence as _evidence
 from .base import forget_texts, read_chunk, snapshot
+from .evidence import Evidence
 from .model import COUNTERS, Meta, ParseError, Snapshot
 from .shapes import Shapes, learn, learn_silent, read_alone, split_alone
 from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
 
-_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "record"}
+_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "record", "evidence", "sockets", "iproute",
+           "routecache"}
 
 
 def _modules() -> List[str]:
@@ -145,10 +148,20 @@ def _reading(module: ModuleType, note: Optional[str], chunk: Chunk, forced: bool
     return reading
 
 
+def _quiet(text: str) -> List[Tuple[str, float]]:
+    """detect(text), and "evidence" for a text that holds a socket table or routes: what the
+    silent texts' proofs ask (parsers/silent.py, shapes.learn_silent), so such a text is never
+    taken for one no reader reads."""
+    ranked = detect(text)
+    if not ranked and _evidence.present(text) and _evidence.scan(text.split("\n"), text=text):
+        return [("evidence", 1.0)]
+    return ranked
+
+
 def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional[str] = None,
                warn: Callable[[str], None] = lambda message: None,
                skipped: Optional[List[int]] = None, prefer: Optional[str] = None,
-               fast: bool = True) -> Iterator[Snapshot]:
+               fast: bool = True, evidence: Optional[Callable[[Evidence], None]] = None) -> Iterator[Snapshot]:
     """Snapshots from text, a text stream or lines, in constant memory.
 
     The OS is detected per snapshot (a file may mix hosts); a snapshot whose text fits
@@ -160,7 +173,9 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
     Blocks of text that no parser reads are appended to `skipped` (their first line
     numbers) when a list is given, else warned about one by one. Snapshots of a shape
     read twice before are matched whole (parsers/shapes.py); `fast=False` reads every
-    snapshot in full, for the same result.
+    snapshot in full, for the same result. Socket tables and learned routes in the text
+    (parsers/evidence.py) go to `evidence`, each with its source, line, date and prompt
+    host; a block holding one is never "text no parser recognizes".
     """
     forced = get(os) if os else None
     last: Optional[str] = prefer if prefer in REGISTRY else None
@@ -183,6 +198,7 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             warn(f"line {line}: {note}")
 
     notes: List[str] = []
+    found_index = 0
     for chunk in split(lines, notes, shapes):
         shape = chunk.fast
         if shape is not None and shape.module is None:
@@ -216,7 +232,17 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             chunk.fast = None                   # read it in full
         note = None
         sig = None
+        text = "\n".join(chunk.lines)
+        held = _evidence.scan(chunk.lines, chunk.command, chunk.line, text) if _evidence.present(text) else []
+        for ev in held:
+            ev.source, ev.index, ev.taken_at = source, found_index, chunk.taken_at
+            ev.host = ev.prompt_host = chunk.host
+            found_index += 1
+            if evidence is not None:
+                evidence(ev)
         if forced is not None:
+            if held and not detect(text):
+                continue                        # a socket table or routes alone: no dump to force
             module = forced
         else:
             sig = _signature(chunk)
@@ -224,31 +250,31 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             if cached is not None:
                 module, note = cached
             else:
-                text = "\n".join(chunk.lines)
-                silent = SILENT if shapes is not None else None
+                silent = SILENT if shapes is not None and not held else None
                 proven = silent is not None and silent.known(text)
                 ranked = [] if proven else detect_cached(text)
                 if proven and chunk.origin is not None and shapes.wants_silent(silent.form(text)):
-                    shape = learn_silent(chunk.origin, chunk.taken_at, chunk.host, chunk.command, sig, detect)
+                    shape = learn_silent(chunk.origin, chunk.taken_at, chunk.host, chunk.command, sig, _quiet)
                     if shape is not None:
                         shapes.add(shape)
                 if not ranked:
                     if silent is not None:
-                        silent.heard(text, detect)
-                    skip(chunk.line, "text with numbers that no parser recognizes")
+                        silent.heard(text, _quiet)
+                    if not held:
+                        skip(chunk.line, "text with numbers that no parser recognizes")
                     continue
                 module, note = _verdict(ranked, last)
                 if len(verdicts) < 256:
                     verdicts[sig] = (module, note)
                 else:
                     sig = None                  # not remembered: no shape for it
-        reading = _reading(module, note, chunk, forced is not None, warn, skip)
+        reading = _reading(module, note, chunk, forced is not None, warn, skip if not held else lambda n, w: None)
         if reading is None:
             continue
         said(note, chunk.line)
         last = module.META.name
         snap = snapshot(module.META, reading, chunk, source, index)
-        if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
+        if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) and not held \
                 and shapes.wants(chunk.origin, module.META.name, note, forced is not None):
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
         yield snap
@@ -309,5 +335,5 @@ def parse(text: str, source: str = "-", os: Optional[str] = None,
     return snaps
 
 
-__all__ = ["COUNTERS", "Meta", "ParseError", "Snapshot", "REGISTRY", "names", "get", "detect",
+__all__ = ["COUNTERS", "Meta", "ParseError", "Snapshot", "Evidence", "REGISTRY", "names", "get", "detect",
            "iter_parse", "parse", "Chunk"]

@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
+from parsers.evidence import Evidence
 from parsers.model import ALL, Snapshot
 from parsers.record import factory, record
 from toolkit import platforms
@@ -62,6 +63,7 @@ class Host:
     deltas: list = factory(list)
     probes: list = factory(list)
     capture_findings: list = factory(list)   # findings of captures that concern this host
+    evidence: List[Evidence] = factory(list)  # its socket tables and learned routes (parsers/evidence.py)
     inputs: List[str] = factory(list)
     findings: list = factory(list)
     errors: List[str] = factory(list)
@@ -108,6 +110,7 @@ class Host:
             "snapshot_count": self.snapshot_count, "delta_count": self.delta_count,
             "probes": [p.to_dict() for p in self.probes],
             "captures": [f.to_dict() for f in self.capture_findings],
+            "evidence": [e.to_dict() for e in self.evidence],
             "findings": [f.to_dict() for f in self.findings],
             "errors": self.errors,
         }
@@ -622,6 +625,7 @@ class Builder:
         self.bare: Dict[Tuple[str, str], List[Snapshot]] = {}     # (os, source) -> snapshots, held
         self.streams: Dict[Tuple[str, str], Host] = {}           # (os, source) -> the host it streams into
         self.tried: set = set()
+        self.bare_evidence: List[Evidence] = []
         for f in facts:
             self.host(f.name, "case", f)
 
@@ -633,6 +637,11 @@ class Builder:
         return h
 
     def add(self, snap: Snapshot, case: Optional[HostFacts] = None) -> list:
+        """A snapshot (or a socket table / learned routes: add_evidence) into its host;
+        returns the deltas of streamed hosts made by it."""
+        if snap.__class__ is Evidence:
+            self.add_evidence(snap, case)
+            return []
         name, how = identify(snap, case, self.forced)
         if name is None:
             where = (snap.os, snap.source)
@@ -663,6 +672,18 @@ class Builder:
         if self.keep is not None and len(h.snapshots) > self.keep:
             return self._stream(h, order(h.snapshots))
         return []
+
+    def add_evidence(self, ev: Evidence, case: Optional[HostFacts] = None) -> None:
+        """Evidence ties to a host as a dump does (identify); bare, it joins the host of the
+        dumps read from the same text, else a host named after its file (finish)."""
+        name, how = identify(ev, case, self.forced)
+        if name is None:
+            self.bare_evidence.append(ev)
+            return
+        h = self.host(name, how, case)
+        ev.host = h.facts.name
+        h.evidence.append(ev)
+        h.add_input(ev.source)
 
     def _stream(self, h: Host, ordered: List[Snapshot]) -> list:
         h.stream = Stream(self.keep)
@@ -705,6 +726,15 @@ class Builder:
                 s.host = name
                 h.snapshots.append(s)
                 h.add_input(s.source)
+        for ev in self.bare_evidence:
+            # with the dumps of its own text, else a host of its own named after the file
+            h = next((h for h in hosts.values() if ev.source in h.inputs), None)
+            if h is None:
+                name = _label([ev])
+                h = self.host(name, "file")
+            ev.host = h.facts.name
+            h.evidence.append(ev)
+            h.add_input(ev.source)
         listing = {t: h for h in hosts.values() for t in h.facts.targets}   # address -> the host listing it
 
         def owner(address: str) -> Host:
