@@ -89,7 +89,8 @@ def family_of(address: str) -> str:
 
 # a route line: an optional type, then a destination; attribute words follow
 _ROUTE = re.compile(r"^(?:(?P<type>unicast|local|broadcast|multicast|unreachable|prohibit|blackhole|throw|nat|anycast)"
-                    r"[ \t]+)?(?P<dst>default|[0-9a-fA-F:.]+(?:/[0-9]{1,3})?)(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
+                    r"[ \t]+)?(?P<dst>default|[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:/[0-9]{1,2})?"
+                    r"|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:/[0-9]{1,3})?)(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
 _WORD = re.compile(r"(?:via|dev|src|proto|scope|metric|table|expires|mtu|pref|cache|nexthop)\b")
 
 
@@ -183,8 +184,8 @@ def read(lines: Iterable[str]) -> Tuple[List[Route], List[str]]:
             last.nexthops.append(hop)
             continue
         m = _ROUTE.match(line)
-        if m is None or not m["rest"] and not indented and m["dst"] != "default":
-            last = None
+        if m is None or not (m["type"] or m["rest"] and _WORD.search(m["rest"])):
+            last = None             # no route: a route always has a type or an attribute
             continue
         dst = m["dst"]
         route = Route(dst=dst, family=family_of(dst) if dst != "default" else "ipv4", type=m["type"] or "unicast")

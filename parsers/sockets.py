@@ -41,6 +41,7 @@ _ENDPOINT = re.compile(r"^(?P<addr>\[[^\]]+\]|[^\s\[\]]*?)(?:%(?P<scope>[^:\s]+)
 _KEY_VALUE = re.compile(r"^(?P<key>[a-z_]+):(?P<value>\S+)$")
 # TCP_INFO words printed with a value after a space (`send 1113846154bps`, `pacing_rate 3.2Gbps`)
 _SPACED = frozenset(("send", "pacing_rate", "delivery_rate"))
+_RATE = re.compile(r"^[0-9][0-9.]*[kKMG]?bps$")       # the value of one of those, wrapped onto the next line
 _INTEGERS = ("mss", "advmss", "rcvmss", "pmtu", "backoff", "cwnd", "ssthresh", "bytes_sent", "bytes_acked",
              "bytes_received", "bytes_retrans", "segs_out", "segs_in", "data_segs_out", "data_segs_in",
              "unacked", "lost", "sacked", "notsent", "rcv_space", "rcv_ssthresh", "delivered", "reordering",
@@ -126,9 +127,8 @@ def detect(lines: Iterable[str]) -> bool:
         if _HEADER.match(line):
             return True
         m = _SOCKET.match(line)
-        if m and m["rest"] and len(m["rest"].split()) >= 2 and all(
-                _address(w) for w in m["rest"].split()[:2]) and (m["state"] or m["netid"]):
-            seen_socket = True
+        if m and (m["state"] or m["netid"]) and (not m["rest"] or _address(m["rest"].split()[0])):
+            seen_socket = True      # its addresses on this line, or on the next ones (a wrapped paste)
         elif seen_socket and ("rtt:" in line or "mss:" in line):
             return True
     return False
@@ -148,7 +148,7 @@ def read(lines: Iterable[str]) -> Tuple[List[Socket], List[str]]:
             open_ = True
         elif open_ and line.strip():
             first = line.split()[0]
-            if line[:1] in (" ", "\t") or ":" in first:
+            if line[:1] in (" ", "\t") or ":" in first or _RATE.match(first):
                 records[-1][1].append(line)      # its TCP_INFO, or a wrapped part of its line
             else:
                 open_ = False                    # something else follows the table
