@@ -198,8 +198,9 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             warn(f"line {line}: {note}")
 
     notes: List[str] = []
+    quiet: list = []
     found_index = 0
-    for chunk in split(lines, notes, shapes):
+    for chunk in split(lines, notes, shapes, quiet):
         shape = chunk.fast
         if shape is not None and shape.module is None:
             # a text no parser reads whatever its numbers: skipped where the full path would skip it
@@ -233,7 +234,8 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         note = None
         sig = None
         text = "\n".join(chunk.lines)
-        held = _evidence.scan(chunk.lines, chunk.command, chunk.line, text) if _evidence.present(text) else []
+        held = _evidence.scan(chunk.lines, chunk.command, getattr(chunk, "command_line", 0) or chunk.line, text) \
+            if _evidence.present(text) else []
         for ev in held:
             ev.source, ev.index, ev.taken_at = source, found_index, chunk.taken_at
             ev.host = ev.prompt_host = chunk.host
@@ -279,6 +281,14 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
         yield snap
         index += 1
+    for line, command, host, stamp in quiet:
+        ev = _evidence.empty(command, line)      # an empty route cache or socket table
+        if ev is not None:
+            ev.source, ev.index, ev.taken_at = source, found_index, stamp.iso() if stamp else None
+            ev.host = ev.prompt_host = host
+            found_index += 1
+            if evidence is not None:
+                evidence(ev)
     for note in notes:
         if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
             warn(note)

@@ -110,6 +110,17 @@ READERS: List[Tuple[str, Reader]] = [
 _MARKS = ("rtt:", "Recv-Q", "mss:", " dev ", "PMTU", "Pmtu", '"dst"', "cache")
 
 
+def empty(command: str, line: int) -> Optional[Evidence]:
+    """What a route-cache or socket-table command that printed nothing says: no learned MTU
+    (an empty `ip route show cache`: no "fragmentation needed" reached this host lately), no
+    socket; None for any other command."""
+    for kind, rx, os_name in (("routes", _IP, "linux"), ("routes", _NETSH, "windows"), ("sockets", _SS, "linux")):
+        named = _command(rx, command)
+        if named and (kind == "sockets" or rx is _NETSH or re.search(r"\bcache\b", named)):
+            return Evidence(kind=kind, format=named, os=os_name, items=[], line=line, command=command)
+    return None
+
+
 def present(text: str) -> bool:
     """Whether `text` may hold evidence (a cheap test before scan)."""
     return any(mark in text for mark in _MARKS)

@@ -100,6 +100,8 @@ class Meta:
                                    # not a reboot. 32 unless the format proves wider (SNMP Counter64):
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
     signals: Tuple[Signal, ...] = ()   # its counters rules read as evidence (SIGNALS)
+    gauges: Tuple[str, ...] = ()       # labels (lower-case) of counters that are gauges, not counts
+                                       # (besides the standard names in NOT_COUNTS)
 
 
 @record

@@ -47,6 +47,7 @@ META = Meta(
         Signal("retrans", "tcp", "TcpRetransSegs"),
         Signal("segs-out", "tcp", "TcpOutSegs"),
     ),
+    gauges=("tcpcurrestab", "sctpcurrestab", "sdpcurrestab"),
     semantics=(
         "The IP-MIB variables themselves (RFC 1213 / RFC 2465): ipReasmReqds counts fragments "
         "received that needed reassembly, ipReasmOKs datagrams reassembled, ipReasmFails "
@@ -111,7 +112,6 @@ def detect(text: str) -> float:
 SETTINGS = frozenset(("ipForwarding", "ipDefaultTTL", "ipReasmTimeout", "ipv6Forwarding", "ipv6DefaultHopLimit",
                       "tcpRtoAlgorithm", "tcpRtoMin", "tcpRtoMax", "tcpMaxConn", "sctpRtoAlgorithm", "sctpRtoMin",
                       "sctpRtoMax", "sctpRtoInitial", "sctpMaxAssocs", "sctpValCookieLife", "sctpMaxInitRetr"))
-GAUGES = ("tcpcurrestab", "sctpcurrestab", "sdpcurrestab")
 
 
 def _every(text: str, sections, reading: Reading) -> None:

@@ -53,6 +53,7 @@ META = Meta(
         Signal("retrans", "tcp", "TcpRetransSegs", note="TCP over IPv4 ('TCP Statistics for IPv4')"),
         Signal("segs-out", "tcp", "TcpOutSegs"),
     ),
+    gauges=("current connections", "aktuelle verbindungen"),
     semantics=(
         "Counts both: 'Reassembly Required' goes up once per fragment received and "
         "'Reassembly Successful' once per datagram put back together, so about two "
@@ -264,7 +265,6 @@ _TCP = {"active opens": "ActiveOpens", "passive opens": "PassiveOpens", "failed 
         "segments sent": "OutSegs", "segments retransmitted": "RetransSegs"}
 _UDP = {"datagrams received": "InDatagrams", "no ports": "NoPorts", "receive errors": "InErrors",
         "datagrams sent": "OutDatagrams"}
-GAUGES = ("current connections", "aktuelle verbindungen")
 _TABLE_ROW = re.compile(r"^[ \t]*(?P<label>\S.*?)[ \t]{2,}(?P<values>\d\S*(?:[ \t]+\d\S*)?)[ \t]*$")
 _ASSIGN = re.compile(r"^[ \t]*(?P<label>[^=\s][^=]*?)[ \t]*=[ \t]*(?P<value>\S+)[ \t]*(?P<rest>.*?)[ \t]*$")
 

@@ -32,7 +32,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 import parsers
 from parsers.evidence import Evidence
-from parsers.model import ALL, Snapshot
+from parsers.model import ALL, NOT_COUNTS, Snapshot
 from parsers.record import factory, record
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
@@ -499,6 +499,9 @@ def follows(a: Snapshot, b: Snapshot, allow_reset: bool = True) -> Verdict:
     if not compared:
         return Verdict(False, why="no counter in common to compare")
     if not downs:
+        fell = _fell(a, b)
+        if fell is not None:
+            return Verdict(False, compared=compared, why=fell)
         return Verdict(True, "growth", compared, distance)
     if allow_reset and not ups and len(downs) == nonzero:
         return Verdict(True, "reset", compared, 0)
@@ -508,6 +511,31 @@ def follows(a: Snapshot, b: Snapshot, allow_reset: bool = True) -> Verdict:
         u = ups[0]
         why += f" while {u[0]} went up ({_fmt(u[1])} -> {_fmt(u[2])})"
     return Verdict(False, compared=compared, why=why)
+
+
+def _counts(snap: Snapshot, gauges) -> Dict[object, Tuple[str, int]]:
+    """Every count of a snapshot by its standard name (one MIB object whatever section a
+    release prints it under), else its section and label: (as printed, value)."""
+    return {c["name"] or (c["section"], c["label"]): (f"{c['section']}: {c['label']}", c["value"])
+            for c in snap.counters
+            if c["value"] is not None and c["name"] not in NOT_COUNTS and c["label"].lower() not in gauges}
+
+
+def _fell(a: Snapshot, b: Snapshot) -> Optional[str]:
+    """Why b cannot follow a by the rest of their counters (every counter both print, gauges
+    aside: two machines' error counters fall where their traffic counters happen to rise),
+    or None."""
+    if not a.counters or not b.counters:
+        return None
+    meta = getattr(parsers.REGISTRY.get(a.os), "META", None)
+    gauges = meta.gauges if meta else ()
+    bits = meta.counter_bits if meta else 32
+    x, y = _counts(a, gauges), _counts(b, gauges)
+    for k, (shown, u) in x.items():
+        v = y.get(k, (None, None))[1]
+        if v is not None and v < u and not wraps(u, v, bits):
+            return f"{shown} went down ({_fmt(u)} -> {_fmt(v)})"
+    return None
 
 
 def _same_shape(a: Snapshot, b: Snapshot) -> bool:
