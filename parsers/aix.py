@@ -36,8 +36,7 @@ META = Meta(
         "can't be fragmented' FragFails (IPv4 only). AIX keeps 32-bit counters that wrap (real "
         "dumps show more datagrams reassembled than fragments received). netstat -ss prints "
         "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS
-        + " " + bsdstyle.SIGNAL_WORDS + " AIX's 'path MTU discovery terminations due to retransmits' counts "
-        "connections whose PMTU discovery it gave up after retransmissions (its black-hole detection)."),
+        + " " + bsdstyle.SIGNAL_WORDS),
 )
 
 _MARKERS = needs(re.compile(

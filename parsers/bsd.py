@@ -61,9 +61,7 @@ META = Meta(
         "that can't be fragmented' FragFails. netstat -ss prints non-zero lines only, so inside "
         "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null. "
         "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS
-        + " " + bsdstyle.SIGNAL_WORDS + " FreeBSD counts 'Path MTU discovery black hole detection activations' "
-        "(net.inet.tcp.pmtud_blackhole_detection lowered a connection's MSS after retransmissions; FreeBSD 10.1 and "
-        "later), macOS 'time PMTU Blackhole detection, size reverted'."),
+        + " " + bsdstyle.SIGNAL_WORDS),
 )
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX

@@ -163,10 +163,7 @@ SIGNALS = (
     Signal("segs-out", "tcp", "tcp: packets sent"),
     Signal("segs-out", "tcp", "tcp: packet sent"),
 )
-SIGNAL_WORDS = ("Triage reads: ICMP 'destination unreachable' in the input and output histograms (every code: "
-                "'fragmentation needed' is one of them; a histogram prints only the types it saw, so one not "
-                "shown in a printed icmp: section is 0), icmp6 'packet too big', tcp 'retransmit timeouts', "
-                "'data packets (N bytes) retransmitted', 'packets sent'.")
+SIGNAL_WORDS = ("An ICMP histogram prints only the types it saw: one not shown in a printed icmp: section is 0.")
 
 
 def standard(section: str, label: str) -> Optional[str]:

@@ -21,13 +21,13 @@ import re
 from typing import Callable, List, Optional, Tuple
 
 from . import iproute, routecache, sockets
-from .record import factory, record
+from dataclasses import dataclass, field
 
 
 SCHEMA = "mssdiag.evidence/1"
 
 
-@record
+@dataclass
 class Evidence:
     """One table of one kind, as one text printed it."""
     kind: str                       # sockets | routes
@@ -41,7 +41,7 @@ class Evidence:
     host: Optional[str] = None      # the host it belongs to (toolkit/hosts.py decides)
     prompt_host: Optional[str] = None
     command: Optional[str] = None
-    warnings: List[str] = factory(list)
+    warnings: List[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"evidence": self.kind, "source": self.source, "index": self.index, "line": self.line,

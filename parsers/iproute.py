@@ -26,7 +26,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .model import ParseError, to_int
-from .record import factory, record
+from dataclasses import dataclass, field
 
 
 TYPES = frozenset(("unicast", "local", "broadcast", "multicast", "unreachable", "prohibit", "blackhole", "throw",
@@ -44,7 +44,7 @@ _ADDRESS = re.compile(r"^(?:default|[0-9a-fA-F:.]+(?:/\d{1,3})?|any|all)$")
 _SECONDS = re.compile(r"^(?P<n>\d+)(?:sec)?$")
 
 
-@record
+@dataclass
 class Route:
     """One route as `ip route` printed it."""
     dst: str                            # "default", "10.0.0.0/8", "10.0.3.2"
@@ -62,9 +62,9 @@ class Route:
     advmss: Optional[int] = None
     expires: Optional[int] = None       # seconds this entry is still kept
     cache: bool = False                 # learned: `ip route show cache`, `ip route get`'s `cache` line
-    nexthops: List[dict] = factory(list)
-    flags: List[str] = factory(list)
-    attrs: Dict[str, str] = factory(dict)   # every other attribute, as printed
+    nexthops: List[dict] = field(default_factory=list)
+    flags: List[str] = field(default_factory=list)
+    attrs: Dict[str, str] = field(default_factory=dict)   # every other attribute, as printed
 
     def to_dict(self) -> dict:
         return {"dst": self.dst, "family": self.family, "type": self.type, "via": self.via, "dev": self.dev,

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .record import factory, record
 
 
 # RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
@@ -61,14 +61,13 @@ SIGNALS = {
     "rto": "TCP retransmission timeouts",
     "retrans": "TCP segments retransmitted",
     "segs-out": "TCP segments sent",
-    "mtup-probe": "TCP packetization-layer PMTU discovery (RFC 4821) probes sent",
     "mtup-success": "PLPMTUD probes that succeeded (a larger MSS confirmed)",
     "mtup-fail": "PLPMTUD probes that failed (the search came down)",
     "blackhole": "PMTU black-hole detection activations (the stack lowered the MSS after retransmissions)",
 }
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Signal:
     """One counter of an OS that a rule reads as evidence (SIGNALS), and how exactly it
     counts that: `exact` False when it counts more (every ICMP destination unreachable, of
@@ -82,7 +81,7 @@ class Signal:
                                    # not shown: the formats that print it only when not 0
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Meta:
     """What a parser module covers, declared once beside its code."""
     name: str                      # registry key and --os value, e.g. "hpux"
@@ -104,22 +103,28 @@ class Meta:
                                        # (besides the standard names in NOT_COUNTS)
 
 
-@record
+@dataclass
 class Reading:
     """What a parser extracts from the lines of one snapshot."""
     format: str
     ipv4: Optional[Counters]
     ipv6: Optional[Counters] = None
-    raw: Dict[str, str] = factory(dict)
-    warnings: List[str] = factory(list)
+    raw: Dict[str, str] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
     forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
-    counters: List[Counter] = factory(list)   # every counter the text shows (see Counter)
+    # Formats that name their host and time themselves (a metrics scrape's labels, an agent's
+    # tags): the host it names and when it was taken (ISO 8601), and the readings of the other
+    # hosts and times in the same text, one snapshot each.
+    host: Optional[str] = None
+    taken_at: Optional[str] = None
+    parts: List["Reading"] = field(default_factory=list)
+    counters: List[Counter] = field(default_factory=list)   # every counter the text shows (see Counter)
 
 
 LAZY = frozenset(("ipv4", "ipv6", "raw", "counters"))     # a shape's snapshot makes these when first read
 
 
-@record
+@dataclass
 class Snapshot:
     source: str
     index: int
@@ -135,7 +140,7 @@ class Snapshot:
     forwarding: Optional[bool] = None
     prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
                                         # host it belongs to (toolkit/hosts.py decides)
-    counters: List[Counter] = factory(list)   # every counter the text shows (see Counter)
+    counters: List[Counter] = field(default_factory=list)   # every counter the text shows (see Counter)
 
     def __getattr__(self, name: str):
         # Only for a field not set yet: a snapshot matched whole by a shape (parsers/shapes.py)

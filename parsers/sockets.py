@@ -27,7 +27,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .model import ParseError, to_int
-from .record import factory, record
+from dataclasses import dataclass, field
 
 
 STATES = ("ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1", "FIN-WAIT-2", "TIME-WAIT", "CLOSE", "CLOSE-WAIT",
@@ -48,7 +48,7 @@ _INTEGERS = ("mss", "advmss", "rcvmss", "pmtu", "backoff", "cwnd", "ssthresh", "
              "snd_wnd")
 
 
-@record
+@dataclass
 class Socket:
     """One socket of `ss -ti`: its line as printed, and every TCP_INFO field."""
     local: str
@@ -58,8 +58,8 @@ class Socket:
     state: Optional[str] = None
     recv_q: Optional[int] = None
     send_q: Optional[int] = None
-    info: Dict[str, str] = factory(dict)   # every `key:value` (and `send 1.2Mbps`) as printed
-    flags: List[str] = factory(list)       # words alone: `ts sack cubic app_limited`
+    info: Dict[str, str] = field(default_factory=dict)   # every `key:value` (and `send 1.2Mbps`) as printed
+    flags: List[str] = field(default_factory=list)       # words alone: `ts sack cubic app_limited`
     process: Optional[str] = None          # `-p`: users:((...)) as printed
     timer: Optional[str] = None            # `-o`: timer:(on,204ms,0) as printed
 

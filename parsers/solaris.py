@@ -61,9 +61,7 @@ META = Meta(
         "ipReasmOKs above ipReasmReqds in one snapshot means a wrap: compare deltas. Old "
         "releases printed counters signed, so past 2^31 they show negative. Traffic: ipInReceives, "
         "ipInDelivers, ipOutRequests, ipForwDatagrams (IPv6: ipv6OutForwDatagrams); ipForwarding "
-        "1 means forwarding is on, 2 off. Triage reads icmpInFragNeeded and icmpOutFragNeeded ('fragmentation "
-        "needed' alone, received and sent), icmp6InPktTooBigs / icmp6OutPktTooBigs, tcpTimRetrans (retransmission "
-        "timeouts), tcpRetransSegs and tcpOutSegs."),
+        "1 means forwarding is on, 2 off."),
 )
 
 IPV4 = {"ipreasmreqds": "ReasmReqds", "ipreasmoks": "ReasmOKs", "ipreasmfails": "ReasmFails",

@@ -75,9 +75,7 @@ META = Meta(
         "'Reassembly Timeout' (再構築のタイムアウト: 60) is the timer setting, kept in raw only; 'Forwarding' "
         "(転送: 有効/無効) says whether the host routes. Which family it is comes only from the command line "
         "(netsh interface ipv6 ...); without it nothing is read (a warning says why), never a guessed family. "
-        "Triage reads the ICMPv4 'Destination Unreachable' row (every code: netstat has no count of "
-        "'fragmentation needed' alone), the ICMPv6 'Packet Too Big' row, and 'Segments Retransmitted' and "
-        "'Segments Sent' of TCP for IPv4; netstat prints no count of retransmission timeouts."),
+        "netstat prints no count of retransmission timeouts."),
 )
 
 LABELS: Dict[str, str] = {
