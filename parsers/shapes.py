@@ -308,16 +308,21 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             got = dumped[text] = json.dumps(out)
         return got == expected_json(slots, tokens, values)
 
-    marked = read(substitute(candidates, sentinels)) or {}
-    slots = slots_of(marked)
     # A number whose sentinel shows up in the words of the snapshot (a counter's label: `time
-    # LRO coalesced 2 packets`, a warning) stays literal: set apart at once, not found by
-    # halving the set (each half a read of the whole snapshot, hundreds on a macOS dump).
-    words = {k: v for k, v in marked.items() if k not in ("ipv4", "ipv6", "counters", "raw")}
-    words["counters"] = [{**c, "value": None} for c in marked.get("counters") or ()]
-    words["raw"] = list(marked.get("raw") or ())
-    words_text = json.dumps(words)
-    candidates = [i for i in candidates if sentinels[i] not in words_text]
+    # LRO coalesced 2 packets`, a warning) stays literal: set apart at once, and the slots are
+    # found without it (its line's value is one), not by halving the set and a second look
+    # at each line (each a read of the whole snapshot, hundreds on a macOS dump).
+    while True:
+        marked = read(substitute(candidates, sentinels)) or {}
+        slots = slots_of(marked)
+        words = {k: v for k, v in marked.items() if k not in ("ipv4", "ipv6", "counters", "raw")}
+        words["counters"] = [{**c, "value": None} for c in marked.get("counters") or ()]
+        words["raw"] = list(marked.get("raw") or ())
+        words_text = json.dumps(words)
+        kept = [i for i in candidates if sentinels[i] not in words_text]
+        if len(kept) == len(candidates):
+            break
+        candidates = kept
 
     def fine(anything, nonzero=()) -> bool:
         """The numbers `anything` may be any value (sentinels, then zeros), those in `nonzero`
