@@ -220,9 +220,9 @@ class Every:
         except ParseError:
             same = False
         if not same and c["value"] is not None:
-            c["value"] = None
-            self.reading.warnings.append(f"{key[0]}: {key[1]!r} printed twice with different values: "
-                                         "counter unknown")
+            first, c["value"] = c["value"], None
+            self.reading.warnings.append(f"{key[0]}: {key[1]!r} printed twice with different values "
+                                         f"({first} and {value}): counter unknown")
 
     def line(self, section: str, line: str) -> bool:
         """The counters of one line under `section` (lines are cleaned: tabs are spaces);
