@@ -1,9 +1,14 @@
 """Writing results: streamed JSON / JSON lines on stdout, tables, one-line errors on stderr.
 
-Everything that came from outside (file names, prompts, dump text, host files, probe
-results) is untrusted: `safe()` makes it terminal-safe before it reaches a terminal, a table
-cell or an error line, and `dumps()` escapes in JSON what JSON would let through raw
-(C1 controls, bidirectional overrides, line and paragraph separators).
+Everything that came from outside (file names, host names, prompts, dump text, host files,
+fleet indexes, probe results) is untrusted. One rule makes it fit for every text output:
+`safe()`, before it reaches a terminal, a table cell, a Markdown row, an error line, a
+progress label or a monitoring line (Nagios, Checkmk). Formats with an escaping syntax of
+their own apply it on top: Markdown (toolkit/report/markdown.py `esc`), HTML
+(toolkit/report/html.py `escape`), Prometheus label values (toolkit/audit/prom.py), and
+JSON, where `dumps()` escapes what JSON would let through raw (C1 controls, bidirectional
+overrides, line and paragraph separators, the lone surrogates a non-UTF-8 file name
+leaves).
 """
 from __future__ import annotations
 
@@ -16,39 +21,55 @@ from typing import Callable, Iterable, Optional, Sequence
 
 FORMATS = ("table", "json", "jsonl")
 
-# C0 controls (tab aside), DEL, C1, the bidirectional controls that reorder what a reader
-# sees (U+202E turns "txt.exe" into "exe.txt"), zero-width marks, line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+# C0 controls (NUL, BEL, ESC, CR, LF ...), DEL, C1 (NEL U+0085, CSI U+009B ...), the
+# bidirectional controls that reorder what a reader sees (U+202E turns "txt.exe" into
+# "exe.txt"; embeddings U+202A-E, isolates U+2066-9, U+061C, U+200E/F), zero-width marks,
+# line/paragraph separators (U+2028/9), the BOM, and lone surrogates (the bytes of a
+# non-UTF-8 file name, as Python decodes them: they cannot even be written as UTF-8).
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff"
+                     "\ud800-\udfff]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
 
 
 def safe(value) -> str:
-    """Text from outside, fit for a terminal line or a table cell: every control, bidi and
-    line-breaking character shown as a visible `?` (so it can neither move the cursor, set
-    the window title, reorder the text nor start a forged row)."""
-    return _UNSAFE.sub("?", str(value))
+    """THE rule for text from outside in every text output: each control character (C0 and
+    C1, DEL, so every escape sequence, NUL and BEL), bidi override or isolate, zero-width
+    mark, line or paragraph break and lone surrogate is shown as a visible `?`, a tab as a
+    space. So a name can neither move the cursor, set the window title, reset the
+    terminal, reorder the text, start a forged table row or monitoring line, nor fail to
+    encode; and the rest of it stays readable."""
+    return _UNSAFE.sub("?", str(value)).replace("\t", " ")
+
+
+def distinct(label: str, seen: set, mark: str = "~") -> str:
+    """`label`, or `label~2`, `label~3`... when an earlier one in `seen` is already spelt so:
+    two names that read alike once made safe (`a'b` and `a=b` as a Nagios label) stay two."""
+    out, n = label, 1
+    while out in seen:
+        n += 1
+        out = f"{label}{mark}{n}"
+    seen.add(out)
+    return out
 
 
 def dumps(obj, indent=None, separators=None, level: int = 0) -> str:
-    """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e).
-
-    Byte for byte `json.dumps(obj, ensure_ascii=False, ...)` then those escapes; the one-line
-    form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
-    (see `_one_line`), the indented form is made by the C encoder too (see `_indented`), and
-    ASCII text, which holds none of those characters but DEL, is not scanned. With `indent`,
-    `level` gives the text as it stands nested that deep in a larger document (every line
-    after the first `level` indents further in)."""
-    if indent is None and separators is None and _c_encoder:
-        text = _one_line(obj)
-    elif indent is not None and separators is None and _c_encoder:
-        text = _indented(obj, indent, level)
-    else:
-        text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
-        if indent is not None:
-            text = _nested(text, indent, level)
+    """`json.dumps(obj, ensure_ascii=False, ...)` with C1 and bidi controls written as \\u
+    escapes (\\u0085, \\u202e): non-ASCII stays readable. With `indent`, `level` gives the
+    text as it stands nested that deep in a larger document (every line after the first
+    `level` indents further in)."""
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    if indent is not None:
+        text = _nested(text, indent, level)
     if text.isascii() and "\x7f" not in text:
         return text
     return _JSON_UNSAFE.sub(_escape, text)
+
+
+def _nested(text: str, indent, level: int) -> str:
+    """json.dumps' indented `text` as it stands `level` deep in a larger document."""
+    if not level:
+        return text
+    return text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
 
 
 class Encoded:
@@ -61,141 +82,6 @@ class Encoded:
 
 def _escape(m) -> str:
     return f"\\u{ord(m.group(0)):04x}"
-
-
-try:
-    from json.encoder import c_make_encoder as _c_encoder, encode_basestring as _basestring
-except ImportError:         # pragma: no cover (CPython has the C accelerator)
-    _c_encoder = None
-_default = json.JSONEncoder().default      # the standard library's TypeError for what JSON cannot hold
-
-
-def _one_line(obj) -> str:
-    """What `json.dumps(obj, ensure_ascii=False)` returns, made by the same C encoder with the
-    same arguments, without building a JSONEncoder for each call (a third of the time for
-    a snapshot's record). A fresh `markers` each call: a circular value is still refused."""
-    return "".join(_c_encoder({}, _default, _basestring, None, ": ", ", ", False, False, True)(obj, 0))
-
-
-_CONTAINERS = (list, tuple, dict)
-
-
-def _indented(obj, indent, level: int = 0) -> str:
-    """What `json.dumps(obj, ensure_ascii=False, indent=indent)` returns, made mostly by the C
-    encoder. Python 3.11's C encoder ignores `indent` (json.dumps then encodes in Python, ~1 µs
-    a value), but its item separator is any text: a container holding no container is encoded
-    by it with ",\n" and the indent of its items as separator, then its brackets get their line
-    breaks; only the containers above those are walked here. Anything the standard library
-    would refuse, or raise about, goes to json.dumps itself, for its very error."""
-    if isinstance(indent, int):
-        indent = " " * indent
-    try:
-        parts: list = []
-        _walk(obj, indent, level, parts, {}, {})
-    except (TypeError, ValueError, RecursionError):
-        return _nested(json.dumps(obj, ensure_ascii=False, indent=indent), indent, level)
-    return "".join(parts)
-
-
-def _nested(text: str, indent, level: int) -> str:
-    """json.dumps' indented `text` as it stands `level` deep in a larger document."""
-    if not level:
-        return text
-    return text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
-
-
-def _walk(o, indent: str, level: int, parts: list, markers: dict, leaves: dict) -> None:
-    """`o` encoded at `level` (json.encoder's _iterencode, in its order of type checks)."""
-    if isinstance(o, str):
-        parts.append(_basestring(o))
-    elif o is None:
-        parts.append("null")
-    elif o is True:
-        parts.append("true")
-    elif o is False:
-        parts.append("false")
-    elif isinstance(o, int):
-        parts.append(int.__repr__(o))
-    elif isinstance(o, float):
-        parts.append(_floatstr(o))
-    elif isinstance(o, (list, tuple, dict)):
-        is_dict = isinstance(o, dict)
-        if not o:
-            parts.append("{}" if is_dict else "[]")
-            return
-        inner = "\n" + indent * (level + 1)
-        values = o.values() if is_dict else o
-        for v in values:
-            if isinstance(v, _CONTAINERS) and v:
-                break
-        else:
-            # no container inside (but empty ones, `[]` and `{}` in either form): one call of
-            # the C encoder, items already on their lines
-            encode = leaves.get(level)
-            if encode is None:
-                encode = leaves[level] = _c_encoder(None, _default, _basestring, None, ": ", "," + inner,
-                                                    False, False, True)
-            text = "".join(encode(o, 0))
-            parts.append(text[0] + inner + text[1:-1] + "\n" + indent * level + text[-1])
-            return
-        key = id(o)
-        if key in markers:
-            raise ValueError("Circular reference detected")
-        markers[key] = o
-        if is_dict:
-            parts.append("{")
-            sep = inner
-            for k, v in o.items():
-                if isinstance(k, str):
-                    pass
-                elif isinstance(k, float):
-                    k = _floatstr(k)
-                elif k is True:
-                    k = "true"
-                elif k is False:
-                    k = "false"
-                elif k is None:
-                    k = "null"
-                elif isinstance(k, int):
-                    k = int.__repr__(k)
-                else:
-                    raise TypeError("keys must be str, int, float, bool or None")
-                t = type(v)     # plain values written here: a call of _walk each was most of the time
-                if t is str:
-                    parts.append(sep + _basestring(k) + ": " + _basestring(v))
-                elif v is None:
-                    parts.append(sep + _basestring(k) + ": null")
-                elif t is int:
-                    parts.append(sep + _basestring(k) + ": " + int.__repr__(v))
-                else:
-                    parts.append(sep + _basestring(k) + ": ")
-                    _walk(v, indent, level + 1, parts, markers, leaves)
-                sep = "," + inner
-            parts.append("\n" + indent * level + "}")
-        else:
-            parts.append("[")
-            sep = inner
-            for v in o:
-                if type(v) is str:
-                    parts.append(sep + _basestring(v))
-                else:
-                    parts.append(sep)
-                    _walk(v, indent, level + 1, parts, markers, leaves)
-                sep = "," + inner
-            parts.append("\n" + indent * level + "]")
-        del markers[key]
-    else:
-        raise TypeError("not JSON serializable")      # json.dumps says which type
-
-
-def _floatstr(o: float) -> str:
-    if o != o:
-        return "NaN"
-    if o == float("inf"):
-        return "Infinity"
-    if o == -float("inf"):
-        return "-Infinity"
-    return float.__repr__(o)
 
 
 class Interrupted(Exception):
@@ -336,7 +222,7 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
-        batch.append(["-" if v is None else safe(v) if isinstance(v, str) else v for v in row])
+        batch.append(["-" if v is None else v for v in row])
         count += 1
         if len(batch) >= page:
             write(out, table_text(batch, headers) + "\n")
@@ -350,7 +236,9 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
 def table_text(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
     """tabulate's table (its "simple" format), except that text is shown as it is: tabulate reads any text
     that looks like a number as one, so a host named 007 became 7 and one named 1e3 became
-    1000.0; the columns holding such text are not parsed (numbers there are still numbers)."""
+    1000.0; the columns holding such text are not parsed (numbers there are still numbers).
+    Text cells go through safe()."""
+    rows = [[safe(v) if isinstance(v, str) else v for v in r] for r in rows]
     from tabulate import tabulate
     as_text = sorted({i for r in rows for i, v in enumerate(r) if isinstance(v, str) and v != "-" and _numeric(v)})
     return tabulate(rows, headers=headers, disable_numparse=as_text or False)
@@ -396,19 +284,32 @@ def record_json(item, encoded: Callable[[object], Optional[str]]) -> str:
     return dumps(item.to_dict()) if text is None else text
 
 
-def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
+# Temporary files being written (write_atomic): each is named here before it is created and
+# forgotten once renamed or removed, so whatever moment an interrupt lands, the exit path
+# (toolkit.cli.main) removes what is left: no temporary file stays behind.
+_TEMPORARY: set = set()
+
+
+def write_atomic(path: str, text, mode: Optional[int] = None, binary: bool = False) -> None:
     """Write a file so that it is either the old one or the whole new one: a temporary
     file beside it, renamed over it (a full disk or an interrupt leaves the old file). The
     temporary name starts with a dot and ends in .tmp, so a reader that globs the target's
     pattern (node_exporter's textfile collector reads `*.prom`) never sees it half-written.
     `mode`: the file's permissions (default: the old file's, else 0644 less the umask).
-    `text` is the text, or a function that writes it to the file object it is given."""
-    import tempfile
-
+    `text` is the text, or a function that writes it to the file object it is given (opened
+    for bytes with `binary`)."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    tmp = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        while True:
+            tmp = os.path.join(folder, f".{os.path.basename(path)[:100]}.{os.urandom(8).hex()}.tmp")
+            _TEMPORARY.add(tmp)
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                break
+            except FileExistsError:
+                _TEMPORARY.discard(tmp)
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             if callable(text):
                 text(fh)
             else:
@@ -419,12 +320,10 @@ def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
             mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644 & ~_umask()
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        _TEMPORARY.discard(tmp)
+    finally:
+        if tmp in _TEMPORARY:
+            remove_temporaries()
     try:                              # the rename itself survives a crash once the directory is synced
         dfd = os.open(folder, os.O_RDONLY)
         try:
@@ -433,6 +332,16 @@ def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
             os.close(dfd)
     except OSError:
         pass
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary file write_atomic has not finished (an interrupt, a full disk)."""
+    for tmp in list(_TEMPORARY):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _TEMPORARY.discard(tmp)
 
 
 def _umask() -> int:

@@ -1,9 +1,7 @@
 """The mssdiag command line: thin typer wrappers over the library, one module per group."""
-from __future__ import annotations
 
 import signal
 import sys
-from typing import Optional
 
 import typer
 
@@ -13,7 +11,8 @@ from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
 from toolkit.cli import fleet as fleet_cli
-from toolkit.output import Interrupted, OutputClosed, error, raise_interrupted
+from toolkit.cli import collect as collect_cli
+from toolkit.output import Interrupted, OutputClosed, error, raise_interrupted, remove_temporaries
 
 app = typer.Typer(
     name="mssdiag",
@@ -23,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -34,8 +34,8 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def root(version: Optional[bool] = typer.Option(
-        None, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
+def root(version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
     """Diagnose TCP MSS, path MTU and IP fragmentation problems."""
 
 
@@ -47,6 +47,7 @@ capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
 audit_cli.register(app)
 fleet_cli.register(app)
+collect_cli.register(app)
 
 # Click's exception classes, found through typer's public BadParameter: newer typer releases
 # vendor click, older ones import it.
@@ -60,6 +61,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, raise_interrupted)
     signal.signal(signal.SIGTERM, raise_interrupted)
     try:
+        # an interrupt that came while the CLI loaded (held blocked by toolkit.entry) lands now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         if sys.stdout is None:
             raise OSError(9, "stdout is closed")
         code = app(prog_name="mssdiag", standalone_mode=False)
@@ -85,6 +88,8 @@ def main() -> None:
             _fail(f"{exc.filename}: {exc.strerror or exc}", 1)
         _stdout_gone()   # a write to stdout failed (`> /dev/full`, `>&-`)
         _fail(f"cannot write the output: {exc.strerror or exc}", 1)
+    finally:
+        remove_temporaries()    # whatever ended the run, no temporary file it was writing stays
     sys.exit(code if isinstance(code, int) else 0)
 
 
