@@ -27,7 +27,7 @@ from typing import List
 
 from ._needs import needs
 from . import base, bsdstyle
-from .model import ALL, Meta, Reading
+from .model import ALL, Meta, Reading, Signal
 
 
 META = Meta(
@@ -42,6 +42,13 @@ META = Meta(
     ipv6=ALL,
     reasm_unit="both",
     fails_unit="fragments",
+    signals=bsdstyle.SIGNALS + (
+        Signal("blackhole", "tcp", "tcp: Path MTU discovery black hole detection activations", note="FreeBSD: "
+               "connections whose MSS the stack lowered after retransmissions (net.inet.tcp.pmtud_blackhole_detection)"),
+        Signal("blackhole", "tcp", "tcp: Path MTU discovery black hole detection activation"),
+        Signal("blackhole", "tcp", "tcp: time PMTU Blackhole detection, size reverted", note="macOS: times the "
+               "black-hole detection set the segment size back after lowering it"),
+    ),
     semantics=(
         "Counts both: 'fragments received' (ReasmReqds) goes up once per fragment, 'packets "
         "reassembled ok' (ReasmOKs) once per datagram rebuilt. ReasmFails is the number of "
@@ -56,7 +63,8 @@ META = Meta(
         "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null, and so "
         "it does in a section that prints a line with 0 (a plain netstat -s shows every counter the "
         "stack has: 4.3BSD-derived stacks such as MachTen print no reassembled or fragmented lines). "
-        "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS),
+        "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS
+        + " " + bsdstyle.SIGNAL_WORDS),
 )
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX

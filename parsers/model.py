@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from collections.abc import Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 
 
@@ -30,9 +31,103 @@ ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
 Counters = Dict[str, Optional[int]]
 
+# `parse --json` record version: 2 added `counters` (every counter the text shows).
+SCHEMA = "mssdiag.snapshot/2"
+
+# Every counter a snapshot's text shows, beside the headline ones above: one dict a counter,
+# {"section": as printed ("Tcp", "TcpExt", "tcp", "IPv4 Statistics"), "label": as printed
+# (spaces folded; a number inside it is "#", and the second and later numbers of one line are
+# counters of their own, labelled "... #2", "... #3"), "name": the standard name where one
+# exists (the Linux nstat name, which for the MIB groups is the RFC 4293 / 4022 / 4113 object
+# with its group: IpInReceives, Icmp6InPktTooBigs, TcpRetransSegs, TcpExtTCPTimeouts), else
+# None, "value": int, or None when it cannot be read (with a warning)}. Nothing is guessed: a
+# label without a known meaning keeps its printed name and no standard one.
+Counter = Dict[str, object]
+
+
+class CounterList(Sequence):
+    """A snapshot's counters: one layout (section, label, name of each counter, shared by the
+    snapshots of one shape) and their values; each Counter dict is made when read. Triage and
+    diff keep every snapshot of thousands of hosts: the dicts would be most of their memory."""
+
+    __slots__ = ("layout", "values")
+
+    def __init__(self, layout: Tuple[Tuple[str, str, Optional[str]], ...], values: Tuple[Optional[int], ...]):
+        self.layout, self.values = layout, values
+
+    @classmethod
+    def of(cls, counters: Iterable[Counter]) -> "CounterList":
+        counters = list(counters)
+        return cls(tuple((c["section"], c["label"], c["name"]) for c in counters),
+                   tuple(c["value"] for c in counters))
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self.values)))]
+        section, label, name = self.layout[k]
+        return {"section": section, "label": label, "name": name, "value": self.values[k]}
+
+    def __iter__(self):
+        for (section, label, name), value in zip(self.layout, self.values):
+            yield {"section": section, "label": label, "name": name, "value": value}
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, CounterList):
+            return self.values == other.values and self.layout == other.layout
+        if isinstance(other, list):
+            return list(self) == other
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"CounterList({list(self)!r})"
+
+    def __getstate__(self):
+        return self.layout, self.values
+
+    def __setstate__(self, state) -> None:
+        self.layout, self.values = state
+
+# Standard names that are no counts (a setting or a gauge): never compared as growing.
+NOT_COUNTS = frozenset((
+    "IpForwarding", "IpDefaultTTL", "Ip6Forwarding", "Ip6DefaultHopLimit", "TcpRtoAlgorithm", "TcpRtoMin",
+    "TcpRtoMax", "TcpMaxConn", "TcpCurrEstab",
+))
+
 
 class ParseError(ValueError):
     """The only error a parser raises: the text is not something it can read."""
+
+
+# What a rule may ask of an OS's counters (Meta.signals, per OS and family):
+SIGNALS = {
+    "ptb-in": "ICMP 'fragmentation needed' / ICMPv6 'packet too big' received (someone told this host to shrink)",
+    "ptb-out": "ICMP 'fragmentation needed' / ICMPv6 'packet too big' sent (this host told a sender to shrink)",
+    "rto": "TCP retransmission timeouts",
+    "retrans": "TCP segments retransmitted",
+    "segs-out": "TCP segments sent",
+    "mtup-success": "PLPMTUD probes that succeeded (a larger MSS confirmed)",
+    "mtup-fail": "PLPMTUD probes that failed (the search came down)",
+    "blackhole": "PMTU black-hole detection activations (the stack lowered the MSS after retransmissions)",
+}
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One counter of an OS that a rule reads as evidence (SIGNALS), and how exactly it
+    counts that: `exact` False when it counts more (every ICMP destination unreachable, of
+    which 'fragmentation needed' is one code)."""
+    what: str                      # a SIGNALS key
+    family: str                    # ipv4 | ipv6 | tcp (TCP counters: both families)
+    key: str                       # the counter's standard name, or "section: label" as printed
+    exact: bool = True
+    note: str = ""                 # what else it counts, in words (docs and findings)
+    zero_in: str = ""              # a section (as printed) whose presence makes this counter 0 when it is
+                                   # not shown: the formats that print it only when not 0
 
 
 @dataclass(frozen=True)
@@ -52,6 +147,9 @@ class Meta:
     counter_bits: int = 32         # counter width to assume: a drop from near 2**bits to near 0 is a wrap,
                                    # not a reboot. 32 unless the format proves wider (SNMP Counter64):
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
+    signals: Tuple[Signal, ...] = ()   # its counters rules read as evidence (SIGNALS)
+    gauges: Tuple[str, ...] = ()       # labels (lower-case) of counters that are gauges, not counts
+                                       # (besides the standard names in NOT_COUNTS)
 
 
 @dataclass
@@ -69,9 +167,10 @@ class Reading:
     host: Optional[str] = None
     taken_at: Optional[str] = None
     parts: List["Reading"] = field(default_factory=list)
+    counters: List[Counter] = field(default_factory=list)   # every counter the text shows (see Counter)
 
 
-LAZY = frozenset(("ipv4", "ipv6", "raw"))     # a shape's snapshot makes these when first read
+LAZY = frozenset(("ipv4", "ipv6", "raw", "counters"))     # a shape's snapshot makes these when first read
 
 
 @dataclass
@@ -90,6 +189,8 @@ class Snapshot:
     forwarding: Optional[bool] = None
     prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
                                         # host it belongs to (toolkit/hosts.py decides)
+    counters: Sequence = field(default_factory=list)   # every counter the text shows: Counter dicts
+                                                        # (a CounterList once read)
 
     def __getattr__(self, name: str):
         # Only for a field not set yet: a snapshot matched whole by a shape (parsers/shapes.py)
@@ -115,7 +216,8 @@ class Snapshot:
             "source": self.source, "index": self.index, "os": self.os, "format": self.format,
             "taken_at": self.taken_at, "host": self.host, "prompt_host": self.prompt_host, "line": self.line,
             "forwarding": self.forwarding,
-            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "warnings": self.warnings,
+            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "counters": list(self.counters),
+            "warnings": self.warnings, "schema": SCHEMA,
         }
 
 
@@ -125,6 +227,44 @@ _PLAIN = re.compile(r"[0-9]+", re.A)
 # spaces (U+00A0, U+202F) French and other locales use.
 _GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
 MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
+
+
+def signal_values(meta: Meta, counters: Sequence) -> Dict[Tuple[str, str], Tuple[int, Signal]]:
+    """{(what, family): (value, the Signal)} of a snapshot's counters, for the signals its
+    OS declares (Meta.signals); the first of a (what, family)'s alternatives the text shows.
+    A key is a standard name or "section: label" (case-insensitive)."""
+    if not meta.signals or not counters:
+        return {}
+    names = {sig.key for sig in meta.signals if ": " not in sig.key}
+    labels = {sig.key.lower() for sig in meta.signals if ": " in sig.key}
+    label_sections = {key.split(": ", 1)[0] for key in labels}
+    items = zip(counters.layout, counters.values) if isinstance(counters, CounterList) \
+        else (((c["section"], c["label"], c["name"]), c["value"]) for c in counters)
+    by_name: Dict[str, int] = {}
+    by_label: Dict[str, int] = {}
+    lower: Dict[str, str] = {}
+    for (section, label, name), value in items:
+        sec = lower.get(section)
+        if sec is None:
+            sec = lower[section] = section.lower()
+        if value is None:
+            continue
+        if name in names:
+            by_name.setdefault(name, value)
+        if sec in label_sections:
+            by_label.setdefault(f"{sec}: {label.lower()}", value)
+    sections = set(lower.values())
+    out: Dict[Tuple[str, str], Tuple[int, Signal]] = {}
+    for sig in meta.signals:
+        if (sig.what, sig.family) in out:
+            continue
+        value = by_name.get(sig.key) if ": " not in sig.key else by_label.get(sig.key.lower())
+        if value is not None:
+            out[(sig.what, sig.family)] = (value, sig)
+    for sig in meta.signals:      # not shown: 0 where the format leaves zeros out of a section it printed
+        if (sig.what, sig.family) not in out and sig.zero_in and sig.zero_in.lower() in sections:
+            out[(sig.what, sig.family)] = (0, sig)
+    return out
 
 
 def to_int(text: str) -> int:
