@@ -151,12 +151,17 @@ class Encap:
         room = mtu - self.mtu_cost - self.keep - ESP_HEADER - e.iv - e.icv
         return (room // e.align) * e.align - ESP_TRAILER + self.keep
 
+    def cost(self, mtu: int) -> int:
+        """Bytes this encapsulation takes from a carrier of `mtu` bytes."""
+        return mtu - self.inner(mtu)
+
     def label(self) -> str:
         return self.title or self.name
 
 
 MPLS_LABEL, MPLS_DEFAULT_LABELS = 4, 2
 IPV4_OUTER, IPV6_OUTER, UDP = 20, 40, 8
+IPV6_ENCAPLIMIT = 8      # the tunnel encapsulation limit option Linux's IPv6 tunnels add by default (RFC 2473)
 
 _TABLE = [
     Encap("vlan", 0, 4, "802.1Q tag: the frame grows to 1522 bytes; the IP MTU stays unless a device on the path "
