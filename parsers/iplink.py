@@ -78,6 +78,7 @@ _LINKTYPE = re.compile(r"^\s+link/(?P<type>[\w-]+)(?P<rest>.*)$")
 _ADDR = re.compile(r"^\s+inet6?\s+(?P<cidr>[0-9A-Fa-f:.]+/\d+)")
 _WORD = re.compile(r"^\s+(?P<word>[a-z][a-z0-9_]*)(?=\s|$)")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
+_TAG = re.compile(r"</?(?:pre|code|samp|kbd|tt|p|div|span)(?:\s[^<>\n]{0,200})?>|<br\s*/?>", re.I)  # a web page's wrapping
 
 
 def _tokens(text: str) -> List[str]:
@@ -102,6 +103,8 @@ def _int(value) -> Optional[int]:
 def _lines(text: str) -> List[str]:
     """The paste as ip printed it: e-mail quoting, CRs, fences, HTML escapes and `ip -o`'s
     backslash joins undone."""
+    if "<" in text:
+        text = _TAG.sub("", text)
     if "&" in text:
         import html
         text = html.unescape(text)
