@@ -282,6 +282,13 @@ def predicted_vs_measured(host) -> List[Finding]:
             title = f"Path to {p.target}: predicted {path.mtu}, measured {p.pmtu}: a hop beyond {path.limited_by}"
             severity = "warning"
             data["explained_by"] = p.hop or f"beyond {path.limited_by}"
+        elif tunnel is not None and tunnel.mtu is not None and tunnel.allows is not None and tunnel.mtu > tunnel.allows:
+            ev.append(f"{tunnel.device} (MTU {tunnel.mtu}) is larger than its underlay carries ({tunnel.allows}): "
+                      f"probes up to {tunnel.mtu} got through because the host fragments the tunnel's outer packets")
+            title = (f"Path to {p.target}: measured {p.pmtu}, above the predicted {path.mtu}: {tunnel.device} "
+                     "fragments its outer packets")
+            severity = "warning"
+            data["explained_by"] = f"{tunnel.device} fragments its outer packets"
         else:
             ev.append("measured above predicted: a device or route on this host is set lower than the path needs")
             title = f"Path to {p.target}: predicted {path.mtu}, measured {p.pmtu}: {path.limited_by} is set low"
