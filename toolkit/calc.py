@@ -487,6 +487,7 @@ def stack_inner(carrier: int, stack: Sequence[str]) -> Tuple[int, List[int]]:
 def _stacks() -> Iterator[Tuple[str, ...]]:
     """One, two or three layers; a link layer (PPPoE, MPLS) only outermost."""
     tunnels = [n for n, e in ENCAPS.items() if e.weight > 0 and n not in LINK_LAYERS]
+    yield ()                                  # no encapsulation: the carrier itself
     for first in LINK_LAYERS + tuple(tunnels):
         yield (first,)
     for first in LINK_LAYERS + tuple(tunnels):
@@ -498,7 +499,28 @@ def _stacks() -> Iterator[Tuple[str, ...]]:
                 yield link, a, b
 
 
-LAYER_PENALTY = 0.35        # each layer beyond the first makes a stack that much less likely
+LAYER_PENALTY = 0.35        # each layer makes a stack that much less likely than the carrier alone
+
+
+# Values people configure by hand rather than compute: what explain says beside the stacks.
+DOCUMENTED = (
+    ("mss", 1380, "Cisco ASA's default maximum TCP MSS (sysopt connection tcpmss): room for up to 120 bytes of "
+                  "IPsec headers within a 1500-byte MTU", "Cisco ASA configuration guide, 'Default TCP MSS'"),
+    ("mss", 1320, "Juniper SRX's MSS for TCP entering an IPsec VPN or GRE tunnel when `set security flow tcp-mss "
+                  "ipsec-vpn` (or gre-in, gre-out) is given no value", "Junos OS reference, tcp-mss ipsec-vpn / gre-in"),
+    ("mtu", 1400, "a round tunnel MTU set by hand on GRE or IPsec interfaces (Cisco IOS `ip mtu 1400`; Netgate "
+                  "TNSR calls an IPsec MTU of 1400 safe for most environments)",
+     "Netgate TNSR documentation, 'IPsec Interface MTU'"),
+    ("mss", 1360, "1400 - 40: the MSS for a tunnel MTU of 1400 set by hand (Cisco IOS `ip mtu 1400` with "
+                  "`ip tcp adjust-mss 1360` on GRE over IPsec)", "Netgate TNSR documentation, 'IPsec Interface MTU'"),
+    ("mtu", 1420, "wg-quick's default WireGuard MTU: the route's MTU (1500) less 80 (WireGuard over IPv6)",
+     "wg-quick; WireGuard paper, section 5.4.6"),
+)
+
+
+def documented(number: int, kind: str = "mss") -> List[Dict[str, str]]:
+    """Hand-configured values that are this number, with where they are documented."""
+    return [{"text": text, "source": source} for k, n, text, source in DOCUMENTED if k == kind and n == number]
 
 
 def explain(number: int, kind: str = "mss", limit: int = 10, near: int = 16) -> List[Explanation]:
@@ -513,7 +535,7 @@ def explain(number: int, kind: str = "mss", limit: int = 10, near: int = 16) -> 
     found: List[Explanation] = []
     close: List[Explanation] = []
     for stack in _stacks():
-        weight = LAYER_PENALTY ** (len(stack) - 1)
+        weight = LAYER_PENALTY ** len(stack)
         for name in stack:
             weight *= ENCAPS[name].weight
         for carrier, (cw, cnote) in CARRIERS.items():
