@@ -11,6 +11,8 @@ from toolkit.rules import captured
 from toolkit.hostfile import HostFacts
 from toolkit.hosts import Host, deltas
 from toolkit.probe.result import ProbeResult
+from toolkit.stack import Route
+from tests.stacklib import NETNS_ROUTES, outer_fragment_pair, stacked
 
 # --------------------------------------------------------------------------- builders
 
@@ -148,6 +150,15 @@ FIRE = [
     ("mathis", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.05, loss=1e-4), "mss-limits-throughput"),
     ("buffers small", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=6291456), "buffers-below-bdp"),
     ("buffers unknown", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02), "buffer-size-for-bdp"),
+    ("vxlan above its underlay", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES), "overlay-mtu-above-underlay"),
+    ("vxlan without dev", lambda: stacked("netns-ip-d-link-show.txt"), "tunnel-without-underlay"),
+    ("container port above its path", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES), "port-above-path"),
+    ("clamp above path", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES, clamps="netns-iptables-save-v4-v6.txt"),
+     "mss-clamp-above-path"),
+    ("overlay fragments its outer packets", lambda: outer_fragment_pair()[0], "overlay-fragmenting-outer"),
+    ("probe beside the stack", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES,
+                                               probes=[probe(target="10.0.9.7", pmtu=1500, method="local")]),
+     "path-predicted-vs-measured"),
 ]
 
 MUST_NOT = [
@@ -194,6 +205,15 @@ MUST_NOT = [
     ("buffers big enough, no advice", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=64 * 2 ** 20),
      "buffer-size-for-bdp"),
     ("no bandwidth no buffers", lambda: host("linux", rtt_s=0.02), "buffer-size-for-bdp"),
+    ("kernel-sized vxlan", lambda: stacked("jp-notes-vxlan.txt"), "overlay-mtu-above-underlay"),
+    ("vxlan with dev", lambda: stacked("jp-notes-vxlan.txt"), "tunnel-without-underlay"),
+    ("bridge ports at the path's MTU", lambda: stacked("jp-notes-bridge-ports.txt", [Route("default", "br0")]),
+     "port-above-path"),
+    ("clamp that fits", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES, clamps="ufw-before-rules-set-mss.txt"),
+     "mss-clamp-above-path"),
+    ("endpoints not paired", lambda: outer_fragment_pair(peered=False)[0], "overlay-fragmenting-outer"),
+    ("no probe beside the stack", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES),
+     "path-predicted-vs-measured"),
 ]
 
 
