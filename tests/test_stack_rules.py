@@ -135,3 +135,15 @@ def test_outer_fragmentation_between_the_two_endpoints():
     assert "overlay-fragmenting-outer" not in codes(target)          # the target reassembles, it does not fragment
     alone, _ = outer_fragment_pair(peered=False)
     assert "overlay-fragmenting-outer" not in codes(alone)
+
+
+def test_endpoints_are_paired_by_their_addresses():
+    from tests.stacklib import outer_fragment_pair
+    from toolkit.stack import pair_endpoints
+    client, target = outer_fragment_pair(peered=False)
+    pair_endpoints([client, target])
+    assert [(d, p.facts.name) for d, p in client.stack_peers] == [("vxlan0", "target")]
+    assert [(d, p.facts.name) for d, p in target.stack_peers] == [("vxlan0", "client")]
+    lone, _ = outer_fragment_pair(peered=False)
+    pair_endpoints([lone])
+    assert lone.stack_peers == []

@@ -304,3 +304,35 @@ def describe(route) -> str:
     if route.mtu is not None:
         parts += ["mtu", str(route.mtu)]
     return " ".join(parts)
+
+
+def pair_endpoints(hosts: Sequence) -> None:
+    """Tell each host which other host is the far end of each of its tunnels: the host that
+    holds the tunnel's remote address (on a device, or as a tunnel's local address), or
+    whose tunnel points back at this tunnel's local address. Sets `host.stack_peers`
+    [(device, peer host)]; hosts without a stack are left alone."""
+    owners: Dict[str, object] = {}
+    for h in hosts:
+        s = getattr(h, "stack", None)
+        if not s:
+            continue
+        for address in s.addresses():
+            owners.setdefault(address, h)
+        for link in s.links.values():
+            if link.kind in TUNNELS and link.local:
+                owners.setdefault(link.local, h)
+    for h in hosts:
+        s = getattr(h, "stack", None)
+        if not s:
+            continue
+        peers = []
+        for link in s.links.values():
+            if link.kind not in TUNNELS:
+                continue
+            peer = owners.get(link.remote) if link.remote else None
+            if peer is None and link.local:
+                peer = next((o for o in hosts if o is not h and getattr(o, "stack", None) and any(
+                    other.kind in TUNNELS and other.remote == link.local for other in o.stack.links.values())), None)
+            if peer is not None and peer is not h:
+                peers.append((link.name, peer))
+        h.stack_peers = peers
