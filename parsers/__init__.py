@@ -7,8 +7,7 @@ nothing heavy, so it loads fast and runs on any OS.
 from __future__ import annotations
 
 import importlib
-import os
-from importlib.machinery import all_suffixes
+import pkgutil
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -19,28 +18,12 @@ from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
 
-_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "record"}
-
-
-def _modules() -> List[str]:
-    """The names of this package's modules, as pkgutil.iter_modules finds them (which
-    imports inspect, ~7 ms, for inspect.getmodulename)."""
-    suffixes = sorted(all_suffixes(), key=len, reverse=True)
-    found = set()
-    for folder in __path__:
-        for entry in os.listdir(folder):
-            if os.path.isfile(os.path.join(folder, entry, "__init__.py")) and "." not in entry:
-                found.add(entry)
-            else:
-                name = next((entry[:-len(s)] for s in suffixes if entry.endswith(s)), None)
-                if name and name != "__init__" and "." not in name:
-                    found.add(name)
-    return sorted(found)
+_SHARED = {"base", "model", "text", "paste", "shapes", "silent"}
 
 
 def _discover() -> Dict[str, ModuleType]:
     found = {}
-    for name in _modules():
+    for name in sorted(m.name for m in pkgutil.iter_modules(__path__)):
         if name in _SHARED or name.startswith("_"):
             continue
         module = importlib.import_module(f"{__name__}.{name}")
@@ -137,11 +120,13 @@ def _reading(module: ModuleType, note: Optional[str], chunk: Chunk, forced: bool
              + "; skipped")
         return None
     bad = next((i for i, line in enumerate(chunk.lines) if DAMAGED in line), None)
-    if bad is not None:
-        reading.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
+    for one in [reading] + reading.parts:
+        one.warnings.extend(chunk.notes)
+        if bad is not None:
+            one.warnings.append(f"damaged text (bytes netstat never prints, or a cut line): "
                                 f"{chunk.lines[bad].strip()[:60]!r}; what it held is unknown")
-    if note:
-        reading.warnings.append(note)
+        if note:
+            one.warnings.append(note)
     return reading
 
 
@@ -248,11 +233,16 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         said(note, chunk.line)
         last = module.META.name
         snap = snapshot(module.META, reading, chunk, source, index)
+        # a text that names its own hosts and times (a scrape, an agent's JSON) is read in full
         if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
+                and reading.host is None and reading.taken_at is None and not reading.parts \
                 and shapes.wants(chunk.origin, module.META.name, note, forced is not None):
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
         yield snap
         index += 1
+        for part in reading.parts:
+            yield snapshot(module.META, part, chunk, source, index)
+            index += 1
     for note in notes:
         if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
             warn(note)

@@ -114,9 +114,10 @@ def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int
             return None
         return {name: (values.get(name) if name in reported else None) for name in ALL}
 
+    host = reading.host or chunk.host
     return Snapshot(
         source=source, index=index, os=meta.name, format=reading.format,
-        taken_at=chunk.taken_at, host=chunk.host, prompt_host=chunk.host,
+        taken_at=reading.taken_at or chunk.taken_at, host=host, prompt_host=host,
         ipv4=full(reading.ipv4, meta.ipv4), ipv6=full(reading.ipv6, meta.ipv6),
         raw=reading.raw, warnings=reading.warnings, line=chunk.line, forwarding=reading.forwarding,
     )
@@ -144,7 +145,9 @@ def parse_text(text: str, meta: Meta, read: LineParser, source: str = "-") -> Li
         reading = read_chunk(read, chunk)
         if reading.ipv4 is None and reading.ipv6 is None:
             continue
-        out.append(snapshot(meta, reading, chunk, source, len(out)))
+        reading.warnings.extend(chunk.notes)
+        for one in [reading] + reading.parts:
+            out.append(snapshot(meta, one, chunk, source, len(out)))
     if not out:
         raise ParseError(f"no {meta.title} IP statistics found")
     return out

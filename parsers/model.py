@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .record import factory, record
 
 
 # RFC 1213 / RFC 4293 IP-MIB names, the only counter names a Snapshot carries.
@@ -35,7 +35,7 @@ class ParseError(ValueError):
     """The only error a parser raises: the text is not something it can read."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Meta:
     """What a parser module covers, declared once beside its code."""
     name: str                      # registry key and --os value, e.g. "hpux"
@@ -54,21 +54,27 @@ class Meta:
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
 
 
-@record
+@dataclass
 class Reading:
     """What a parser extracts from the lines of one snapshot."""
     format: str
     ipv4: Optional[Counters]
     ipv6: Optional[Counters] = None
-    raw: Dict[str, str] = factory(dict)
-    warnings: List[str] = factory(list)
+    raw: Dict[str, str] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
     forwarding: Optional[bool] = None   # IP forwarding on (a router), when the dump says
+    # Formats that name their host and time themselves (a metrics scrape's labels, an agent's
+    # tags): the host it names and when it was taken (ISO 8601), and the readings of the other
+    # hosts and times in the same text, one snapshot each.
+    host: Optional[str] = None
+    taken_at: Optional[str] = None
+    parts: List["Reading"] = field(default_factory=list)
 
 
 LAZY = frozenset(("ipv4", "ipv6", "raw"))     # a shape's snapshot makes these when first read
 
 
-@record
+@dataclass
 class Snapshot:
     source: str
     index: int

@@ -100,9 +100,14 @@ _CUTS = (
 _COUNTERS = re.compile(r"[0-9]")
 
 
+# InfluxDB line protocol (`nstat,host=h,name=snmp6 Ip6InReceives=5i,... 1742837823000000000`): one long
+# line by design, never a flattened dump
+_LINE_PROTOCOL = re.compile(r"[ \t>]*[A-Za-z_][\w.-]*(?:,[^\s,=]+=[^\s,]+)+[ \t]+[^\s,=]+=[^\s,]+,[^\s,=]+=")
+
+
 def _recut(line: str) -> str:
     """A flattened dump cut back into lines (unchanged when it does not look like one)."""
-    if len(_COUNTERS.findall(line, 0, 4096)) < 4:
+    if len(_COUNTERS.findall(line, 0, 4096)) < 4 or _LINE_PROTOCOL.match(line):
         return line
     for looks, cut in _CUTS:
         if looks.search(line):
@@ -320,3 +325,47 @@ def _lines(blocks: Iterable[str], later: bool) -> Iterator[Tuple[str, bool]]:
             carry, raw = "", True
     if carry:
         yield clean(carry), True
+
+
+# -------------------------------------------------------------- notes glued to a value
+# Pastes from blogs and chat carry a gloss on the value itself: `Reassembly Required = 0（重组的
+# 请求数）`, `477139 fragments dropped after timeout. //计数持续上涨`, `12 reassemblies required
+# <-- this keeps growing`, `= 10395    <-------`. The note goes (kept in the snapshot's warnings)
+# and the value is read; nothing else on a line changes. A note starts at an arrow, a `//` or
+# ` # ` comment, or parentheses holding text in another script (full-width or ASCII) right after
+# a number; only where the line before it holds a value (starts or ends with a digit), so a
+# prompt's `# netstat -s` or a `// IP-MIB::...` comment line stays whole. A period right after
+# the value (`= 0.`) goes too.
+_NOTED = re.compile(r"<-|<=|\u2190|\u27f5|//|[ \t]#[ \t]|\uff08|[0-9][ \t]*\([^()\n]*[^\x00-\x7f]|[0-9]\.[ \t]*$",
+                    re.M)
+_MARK = re.compile(r"[ \t]*(?:<-+|<=+|\u2190|\u27f5)|(?:[ \t]+|(?<=[0-9.]))//|[ \t]+#(?=[ \t])|[ \t]*\uff08"
+                   r"|[ \t]*\((?=[^()\n]*[^\x00-\x7f][^()\n]*\)[ \t]*$)")
+_VALUED = re.compile(r"[ \t]*[0-9].*|.*(?<![A-Za-z_])[0-9]+\.?[ \t]*", re.S)
+
+
+def _valued(kept: str) -> bool:
+    """A line that holds a value: it starts with a number (count first) or ends with one."""
+    return _VALUED.fullmatch(kept) is not None
+
+
+def unglue(lines: List[str]) -> Tuple[List[str], List[str]]:
+    """(lines without the notes glued to their values, one warning per note); see above."""
+    if not _NOTED.search("\n".join(lines)):
+        return lines, []
+    out: List[str] = []
+    notes: List[str] = []
+    dots = 0
+    for line in lines:
+        m = _MARK.search(line)
+        while m is not None and not _valued(line[:m.start()]):
+            m = _MARK.search(line, m.end())
+        kept = line if m is None else line[:m.start()].rstrip()
+        if m is not None:
+            notes.append(f"a note after a value was dropped before reading it: {line[m.start():].strip()[:80]!r}")
+        if kept.endswith(".") and len(kept) > 1 and kept[-2] in "0123456789" and _valued(kept):
+            kept = kept[:-1]
+            dots += 1
+        out.append(kept)
+    if dots:
+        notes.append(f"a period after the value was dropped before reading it ({dots} line(s))")
+    return out, notes

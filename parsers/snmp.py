@@ -31,8 +31,11 @@ META = Meta(
     title="SNMP walk of IP-MIB (net-snmp snmpwalk / snmpget output)",
     covers=("any SNMP agent: routers, switches, firewalls, Linux/Windows/ESXi hosts",
             "RFC 1213 ip group scalars (ipReasmReqds.0 ...)", "RFC 4293 ipSystemStatsTable (ipv4 / ipv6 rows)"),
-    formats=("snmpwalk / snmpbulkwalk / snmpget", "-On (numeric OIDs)", "-Oq / -OQ (value only)", "-Os",
-             "iso.3.6.1... (no MIB files installed)", "IP-MIB:: and RFC1213-MIB:: names"),
+    formats=("snmpwalk / snmpbulkwalk / snmpget", "-On (numeric OIDs)", "-Oq / -OQ (value only)", "-Os / -OS",
+             "-OX ([ipv4] indexes)", "-Of (.iso.org.dod... names)", "-Oe / -OU (enums as numbers, no units)",
+             "iso.3.6.1... (no MIB files installed)", "IP-MIB:: and RFC1213-MIB:: names",
+             "walks inside tool logs (LibreNMS / Observium debug output: command lines quoting objects are skipped)",
+             "Wrong Type (should be Counter64): Counter32: N (the value the agent sent)"),
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates",
           "InReceives", "InDelivers", "OutRequests", "ForwDatagrams"),
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates",
@@ -74,18 +77,26 @@ _COLUMNS = {"3": ("InReceives", "InReceives", False), "4": ("HCInReceives", "InR
 _BY_COLUMN_NAME = {name: col for col, (name, _, _) in _COLUMNS.items()}
 _ROW = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
 
+# An object and its value, in every output form: `-Of` full names (`.iso.org...ip.ipReasmReqds.0`),
+# `-OX` indexes (`ipSystemStatsReasmReqds[ipv4]`), `-Oq` (no `=`), `-OQ` (no type), units after a
+# value (`-OU` drops them), `Wrong Type (should be Counter64): Counter32: 0`. The name must be
+# followed by `=` or a blank and a value, so a tool's command line quoting object names
+# (`'IP-MIB::ipReasmReqds.0' 'IP-MIB::ipReasmOKs.0'`) is not a walk.
 _LINE = re.compile(
-    r"(?:^|(?<=[\s/#+>:-]))(?:(?P<mib>IP-MIB|RFC1213-MIB)::)?"
-    r"(?:(?P<name>ip[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)\.(?P<index>0|ipv4|ipv6|[12])"
+    r"(?:^|(?<=[\s/#+>:.'\"-]))(?:(?P<mib>IP-MIB|RFC1213-MIB)::)?"
+    r"(?:(?P<name>ip[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)(?:\.(?P<index>0|ipv4|ipv6|[12])|\[\"?(?P<xindex>ipv4|ipv6|[12])\"?\])"
     r"|(?:iso|\.?1)\.3\.6\.1\.2\.1\.4\.(?P<oid>[0-9]{1,2}\.0|31\.1\.1\.[0-9]{1,2}\.[12]))"
-    r"[ \t]*(?:=[ \t]*)?(?:(?P<type>Counter32|Counter64|INTEGER|Gauge32|Integer32)[ \t]*:[ \t]*)?"
-    r"(?P<value>[^\s].*?)[ \t]*$")
+    r"(?:[ \t]*=[ \t]*|[ \t]+)(?:Wrong Type \(should be [A-Za-z0-9]+\):[ \t]*)?"
+    r"(?:(?P<type>Counter32|Counter64|INTEGER|Gauge32|Integer32|Unsigned32)[ \t]*:[ \t]*)?"
+    r"(?P<value>[^\s'].*?)[ \t]*$")
 _ENUM = re.compile(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
 
 _DETECT = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
                      r"|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.(?:1[4-9]\.0|31\.1\.1\.(?:1[4-6]|2[7-9])\.[12])[ \t]"
-                     r"|^[ \t]*ip(?:Reasm|Frag)[A-Za-z]+\.0[ \t]*="),
-                "-MIB::ip", ".3.6.1.2.1.4.", "ipReasm", "ipFrag", fold=False)
+                     r"|(?:^|[\s.+/#>'\"-])ip(?:Reasm(?:Reqds|OKs|Fails)|Frag(?:OKs|Fails|Creates))\.0(?:[ \t]*=|[ \t]+[0-9])"
+                     r"|(?:^|[\s.+/#>'\"-])ipSystemStats(?:Reasm|OutFrag)[A-Za-z]+(?:\.(?:ipv[46]|[12])|\[\"?(?:ipv[46]|[12])\"?\])"
+                     r"(?:[ \t]*=|[ \t]+[0-9])", re.M),
+                "-MIB::ip", ".3.6.1.2.1.4.", "ipReasm", "ipFrag", "ipSystemStats", fold=False)
 _DETECT_WEAK = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
                      "-MIB::ip", ".3.6.1.2.1.4.", fold=False)
 
@@ -108,9 +119,19 @@ def _object(m: "re.Match[str]") -> Optional[Tuple[str, str]]:
         col = _COLUMNS.get(parts[3])
         return ("ipSystemStats" + col[0], _ROW[parts[4]]) if col else None
     name = m["name"]
+    index = m["index"] or m["xindex"]
     if name.startswith("ipSystemStats"):
-        return (name, _ROW[m["index"]]) if m["index"] in _ROW else None
-    return (name, "") if m["index"] == "0" else None
+        return (name, _ROW[index]) if index in _ROW else None
+    return (name, "") if index == "0" else None
+
+
+_UNITS = re.compile(r"(?P<n>[0-9]+)[ \t]+(?:packets|datagrams|fragments|octets)")
+
+
+def _unit(shown: str) -> str:
+    """A counter's value without the unit a MIB's DISPLAY-HINT or UNITS clause added (`-OU` omits it)."""
+    m = _UNITS.fullmatch(shown)
+    return m["n"] if m else shown
 
 
 def read(lines: List[str]) -> Reading:
@@ -152,10 +173,10 @@ def read(lines: List[str]) -> Reading:
             key = f"{name}.{family}"
             if family in repeats.stopped:
                 continue
-            if shown.startswith("No Such"):
+            if shown.startswith(("No Such", "No more")):
                 reading.raw[key] = shown
                 continue
-            value = base.value_of(key, shown, reading)
+            value = base.value_of(key, _unit(shown), reading)
             if not repeats.keep(family, name, key, value, shown):
                 if repeats.conflicted(family, name):
                     table.setdefault(family, {})[counter] = None
@@ -174,10 +195,10 @@ def read(lines: List[str]) -> Reading:
         key = f"{name}.0"
         if "ipv4" in repeats.stopped:
             continue
-        if shown.startswith("No Such"):
+        if shown.startswith(("No Such", "No more")):
             reading.raw[key] = shown
             continue
-        value = base.value_of(key, shown, reading)
+        value = base.value_of(key, _unit(shown), reading)
         if not repeats.keep("ipv4", name, key, value, shown):
             if repeats.conflicted("ipv4", name):
                 scalars[counter] = None

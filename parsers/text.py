@@ -7,12 +7,12 @@ from __future__ import annotations
 import codecs
 import io
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import IO, Iterator, List, Optional, Tuple
 
 from . import paste
 from .model import ParseError
-from .record import record
 
 
 SNIFF = 4096
@@ -158,7 +158,7 @@ _TIME_ONLY = re.compile(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
 
-@record
+@dataclass
 class Stamp:
     when: datetime
     has_time: bool
@@ -363,7 +363,7 @@ def command_host(line: str) -> Optional[str]:
     return None
 
 
-@record
+@dataclass
 class Chunk:
     """The cleaned lines of one snapshot, with what surrounded it."""
     lines: List[str]
@@ -374,6 +374,7 @@ class Chunk:
     # What parsers/shapes.py needs to learn this snapshot's shape (set when the splitter has
     # shapes): its text from its first line on, where its body starts, and the splitter state.
     origin: Optional["Origin"] = None
+    notes: List[str] = field(default_factory=list)   # notes glued to values, taken off its lines (paste.unglue)
     fast = None                     # a FastChunk's shape; a plain chunk has none
 
     @property
@@ -381,7 +382,7 @@ class Chunk:
         return self.stamp.iso() if self.stamp else None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Origin:
     text: str                # the snapshot's text (after paste.normalize), from its first line to its end
     body: int                # offset in `text` where the lines the parsers read begin
@@ -396,7 +397,7 @@ class FastChunk:
     """A snapshot matched whole by a known shape (parsers/shapes.py): the same Chunk a full
     scan would give, its lines cut only when someone asks for them."""
     __slots__ = ("fast", "groups", "taken_at", "host", "line", "command", "text", "start", "end", "body",
-                 "skip", "cleans", "_lines", "_stamp")
+                 "skip", "cleans", "_lines", "_stamp", "notes")
     origin = None
 
     def __init__(self, shape, groups, taken_at, line, text, start, end, body):
@@ -412,6 +413,7 @@ class FastChunk:
         self.cleans = shape.cleans       # its text is as pasted: paste.clean() gives what the parsers read
         self._lines = None
         self._stamp = None
+        self.notes: List[str] = []   # a shape is never learnt from a snapshot with notes, nor matches one
 
     @property
     def src(self) -> str:
@@ -427,7 +429,8 @@ class FastChunk:
                 src, at = paste.clean(src[at:]), 0
             for _ in range(self.skip):
                 at = src.index("\n", at) + 1
-            self._lines = _lines(src[at:])
+            self._lines, notes = paste.unglue(_lines(src[at:]))
+            self.notes.extend(notes)        # read in full after all (merged with a second grep)
         return self._lines
 
     @property
@@ -738,7 +741,8 @@ class Splitter:
         if any(len(line) > MAX_LINE for line in lines):
             self.long_lines.append(st.line)
             lines = [line for line in lines if len(line) <= MAX_LINE]
-        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command)
+        lines, notes = paste.unglue(lines)
+        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command, notes=notes)
         if any(_COUNTERISH.search(line) for line in chunk.lines):
             if self.shapes is not None:
                 chunk.origin = Origin(self.text[st.start:end], st.body - st.start, st.dates, st.first_date,
@@ -761,6 +765,7 @@ class Splitter:
                     pst = _Info(pst.by_command, set(pst.keys), set(pst.headers))
                     self.pending = (pchunk, pst)
                 pchunk.lines.extend(chunk.lines)
+                pchunk.notes.extend(chunk.notes)
                 if pchunk.origin is not None:
                     object.__setattr__(pchunk, "origin", None)   # two texts: no shape of its own
                 pst.keys |= st.keys

@@ -139,7 +139,6 @@ def test_an_interrupt_stops_the_workers_with_one_line(mixed):
 
 
 def test_one_job_does_not_load_multiprocessing():
-    # reported from atexit: a finished run skips the interpreter's teardown unless a handler needs it
     code = ("import atexit, sys; sys.argv = ['mssdiag', 'parse', %r, '--json']\n"
             "atexit.register(lambda: print('multiprocessing' in sys.modules, file=sys.stderr))\n"
             "from toolkit.entry import main\nmain()") % str(FIXTURES / "netstat" / "linux")
@@ -200,7 +199,9 @@ def test_workers_send_finished_json_lines_the_same_as_one_process(mixed, capsys,
     cut mid-snapshot, a --host override) and exit status are one process's."""
     import parsers
     from toolkit import snapjson
-    from toolkit.commands import Exit, offline
+    import typer
+
+    from toolkit.cli import offline
 
     log = tmp_path / "encoded.log"
     real = snapjson.line
@@ -218,9 +219,9 @@ def test_workers_send_finished_json_lines_the_same_as_one_process(mixed, capsys,
         log.unlink(missing_ok=True)
         code = 0
         try:
-            offline.parse([str(mixed), str(FIXTURES / "netstat")], None, fmt, False, True, host, jobs)
-        except Exit as exc:
-            code = exc.code
+            offline.parse([str(mixed), str(FIXTURES / "netstat")], fmt=fmt, quiet=True, host=host, jobs=jobs)
+        except typer.Exit as exc:
+            code = exc.exit_code
         out = capsys.readouterr()
         return (out.out, out.err, code), log.read_text().split()
 

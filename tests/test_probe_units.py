@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.cli.probe import parse_ports
+from toolkit.cli.options import parse_ports
 from toolkit.probe.packets import build, classify, parse_ip
 from toolkit.probe.pmtu import plateau_below
 from toolkit.probe.result import ProbeResult

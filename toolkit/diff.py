@@ -1,16 +1,16 @@
 """Counter increases between consecutive snapshots of one host, with resets and wraps named."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Dict, List, Optional
 
 from parsers.model import ALL, Meta, Snapshot
-from parsers.record import factory, record
 
 from toolkit.hosts import wraps
 
 
-@record
+@dataclass
 class Delta:
     host: str
     source: str
@@ -19,7 +19,7 @@ class Delta:
     elapsed_s: Optional[float]
     ipv4: Optional[Dict[str, Optional[int]]]
     ipv6: Optional[Dict[str, Optional[int]]]
-    events: List[dict] = factory(list)
+    events: List[dict] = field(default_factory=list)
     os: str = ""
     meta: Optional[Meta] = None      # what the OS's counters count (its parser's META)
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
-from parsers.record import factory, record
 from toolkit import platforms
 
 
@@ -44,7 +44,7 @@ class HostFileError(ValueError):
     """A host file or flag that cannot be used; the message names the input and the reason."""
 
 
-@record
+@dataclass
 class HostFacts:
     name: str
     os: Optional[str] = None
@@ -57,9 +57,9 @@ class HostFacts:
     path_mtu: Optional[int] = None
     tcp_rmem_max: Optional[int] = None
     congestion: Optional[str] = None
-    dumps: List[str] = factory(list)
-    probes: List[str] = factory(list)
-    targets: List[str] = factory(list)
+    dumps: List[str] = field(default_factory=list)
+    probes: List[str] = field(default_factory=list)
+    targets: List[str] = field(default_factory=list)
     source: Optional[str] = None       # the host file, when there is one
 
     @property
@@ -69,7 +69,7 @@ class HostFacts:
     def to_dict(self) -> dict:
         # every field but the inputs (asdict would deep-copy: slow over thousands of hosts)
         return {name: list(v) if isinstance(v := getattr(self, name), list) else v
-                for name in self.FIELDS if name not in ("dumps", "probes")}
+                for name in (f.name for f in fields(self)) if name not in ("dumps", "probes")}
 
     def merge(self, other: Dict[str, Any]) -> None:
         """Set every fact in `other` that is not None (flags override the file)."""

@@ -27,12 +27,12 @@ import functools
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
 from parsers.model import ALL, Snapshot
-from parsers.record import factory, record
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
 
@@ -54,17 +54,17 @@ def wraps(old: int, new: int, bits: int = 32) -> bool:
 # ---------------------------------------------------------------------------- hosts
 
 
-@record
+@dataclass
 class Host:
     """One host and its evidence, as the model assembled it."""
     facts: HostFacts
-    snapshots: List[Snapshot] = factory(list)
-    deltas: list = factory(list)
-    probes: list = factory(list)
-    capture_findings: list = factory(list)   # findings of captures that concern this host
-    inputs: List[str] = factory(list)
-    findings: list = factory(list)
-    errors: List[str] = factory(list)
+    snapshots: List[Snapshot] = field(default_factory=list)
+    deltas: list = field(default_factory=list)
+    probes: list = field(default_factory=list)
+    capture_findings: list = field(default_factory=list)   # findings of captures that concern this host
+    inputs: List[str] = field(default_factory=list)
+    findings: list = field(default_factory=list)
+    errors: List[str] = field(default_factory=list)
     identity: str = "named"            # how its evidence was tied to it (see IDENTITIES)
     tally: object = None               # the running aggregation (toolkit/tally.py) the rules read
     snapshot_count: int = 0            # all its snapshots and pairs, kept or not (see Builder)
@@ -127,7 +127,7 @@ IDENTITIES = {
 # ---------------------------------------------------------------------------- inputs
 
 
-@record
+@dataclass
 class Input:
     """One file to read: a dump or a saved probe, and the case it belongs to; and what the
     walk learnt of it on the way (readers use it instead of asking the file again)."""
@@ -450,7 +450,7 @@ def order(snaps: List[Snapshot]) -> List[Snapshot]:
     return [s for seq in seqs for s in seq]
 
 
-@record
+@dataclass
 class Verdict:
     """Whether snapshot b can follow snapshot a on one host."""
     ok: bool

@@ -11,22 +11,22 @@ import os
 import sys
 from itertools import chain
 from collections import deque
+from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 import parsers
 from parsers.model import ParseError, Snapshot
-from parsers.record import factory, record
 from parsers.text import open_text
 from toolkit.hostfile import HostFacts
 from toolkit.hosts import HEAD, Input, read_head
 from toolkit.output import Encoded
 
 
-@record
+@dataclass
 class Outcome:
     """What reading the inputs came to, for the exit status and the error lines."""
-    parsed: List[str] = factory(list)   # inputs that gave at least one snapshot
-    failed: List[str] = factory(list)   # inputs that gave none
+    parsed: List[str] = field(default_factory=list)   # inputs that gave at least one snapshot
+    failed: List[str] = field(default_factory=list)   # inputs that gave none
     snapshots: int = 0
 
 
@@ -364,12 +364,12 @@ def _read_batch(batch, os_name: Optional[str], encode: Optional[Callable] = None
     main process, which reads every worker's results), or with `encode`, as the 1-tuple
     (encode(snapshot, case),)."""
     done = []
-    fields = Snapshot.FIELDS
+    names = [f.name for f in fields(Snapshot)]
     for name, hint, _, case in batch:
         events: list = []
         if encode is None:
             for snap in _file(name, os_name, hint, events.append):
-                events.append(tuple([getattr(snap, f) for f in fields]))
+                events.append(tuple([getattr(snap, n) for n in names]))
         else:
             for snap in _file(name, os_name, hint, events.append):
                 events.append((encode(snap, case),))

@@ -348,87 +348,12 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
 
 
 def table_text(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
-    """tabulate's plain table, except that text is shown as it is: tabulate reads any text
+    """tabulate's table (its "simple" format), except that text is shown as it is: tabulate reads any text
     that looks like a number as one, so a host named 007 became 7 and one named 1e3 became
-    1000.0; the columns holding such text are not parsed (numbers there are still numbers).
-    A table of whole numbers and plain text (parse's) is written here, the same bytes
-    (tests/test_output_table.py), without importing tabulate (~10 ms: it imports
-    dataclasses, inspect, textwrap, html)."""
-    plain = _plain_cells(rows, headers)
-    if plain is not None:
-        return simple_table(plain[0], headers, plain[1])
+    1000.0; the columns holding such text are not parsed (numbers there are still numbers)."""
     from tabulate import tabulate
     as_text = sorted({i for r in rows for i, v in enumerate(r) if isinstance(v, str) and v != "-" and _numeric(v)})
     return tabulate(rows, headers=headers, disable_numparse=as_text or False)
-
-
-def _plain_cells(rows: Sequence[Sequence], headers: Sequence[str]):
-    """(cells as text, the columns aligned right) as tabulate's "simple" table shows them,
-    when every cell is an int, None or printable ASCII text, whose types tabulate reads
-    for sure (numbers right, the rest left and stripped); else None. Not "True" or "False":
-    tabulate reads those as booleans."""
-    n = len(headers)
-    if not rows or any(len(r) != n for r in rows) \
-            or not all(type(h) is str and h.isascii() and h.isprintable() for h in headers):
-        return None
-    right = set()
-    for i in range(n):
-        numbers = text = False
-        for r in rows:
-            v = r[i]
-            if type(v) is int:
-                numbers = True
-            elif type(v) is str:
-                if not (v.isascii() and v.isprintable()) or v in ("True", "False"):
-                    return None
-                text = True
-            elif v is not None:
-                return None
-        if numbers and not text:
-            right.add(i)
-    cells = [["" if v is None else str(v) if i in right else str(v).strip() for i, v in enumerate(r)] for r in rows]
-    return cells, right
-
-
-def simple_table(cells: Sequence[Sequence[str]], headers: Optional[Sequence[str]], right=frozenset()) -> str:
-    """tabulate's "simple" table of text cells: the `right` columns aligned right, the others
-    left; each column as wide as its widest cell or its header and two spaces. Without
-    `headers` (None), its "plain" table: the cells alone, as wide as they are."""
-    widths = [len(h) + 2 for h in headers] if headers is not None else [0] * len(cells[0])
-    for r in cells:
-        for i, v in enumerate(r):
-            if len(v) > widths[i]:
-                widths[i] = len(v)
-
-    def line(r):
-        return "  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip()
-    head = [line(headers), "  ".join("-" * w for w in widths)] if headers is not None else []
-    return "\n".join(head + [line(r) for r in cells])
-
-
-def plain_table(rows: Sequence[Sequence]) -> str:
-    """`tabulate(rows, tablefmt="plain")` (calc's tables), the same bytes, without importing
-    tabulate where every cell is an int, None or printable ASCII text and no column would be
-    read as numbers for its text (a column whose text all looks like a number, "0.01" or
-    "1e3": tabulate rewrites those) — tests/test_output_table.py."""
-    plain = _plain_rows(rows)
-    if plain is not None:
-        cells, right = plain
-        return simple_table(cells, None, right)
-    from tabulate import tabulate
-    return tabulate(rows, tablefmt="plain")
-
-
-def _plain_rows(rows: Sequence[Sequence]):
-    """_plain_cells of rows of any length (tabulate fills the short ones), or None where
-    plain_table leaves them to tabulate."""
-    n = max((len(r) for r in rows), default=0)
-    full = [tuple(r) + (None,) * (n - len(r)) for r in rows]
-    plain = _plain_cells(full, [""] * n) if full else None
-    if plain is None or any(all(v is None or type(v) is int or _numeric(v) for v in col)
-                            and any(type(v) is str for v in col) for col in zip(*full)):
-        return None
-    return plain
 
 
 def _numeric(text: str) -> bool:

@@ -8,18 +8,19 @@ peak per hour), plus what the reports say about the snapshots (how many, from wh
 their warnings) and whether the host routes.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 import parsers
 from parsers.model import Meta
-from parsers.record import factory, record
 
 
 FAMILIES = ("ipv4", "ipv6")
 MAX_WARNINGS = 64         # distinct warnings kept per host; the count of the rest is kept
 
 
-@record
+@dataclass
 class Period:
     """One host's counters of one family and format: growth over the observed period and
     the totals since boot of its last snapshot."""
@@ -27,10 +28,10 @@ class Period:
     meta: Meta
     totals: Dict[str, Optional[int]]
     taken: str                                     # the last snapshot: when or where
-    increase: Dict[str, int] = factory(dict)
-    peak: Dict[str, float] = factory(dict)
-    first: Dict[str, str] = factory(dict)
-    last: Dict[str, str] = factory(dict)
+    increase: Dict[str, int] = field(default_factory=dict)
+    peak: Dict[str, float] = field(default_factory=dict)
+    first: Dict[str, str] = field(default_factory=dict)
+    last: Dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0                           # dated time covered by known increases
     intervals: int = 0                             # pairs with known increases
     span: str = ""
@@ -78,20 +79,20 @@ def _meta(os_name: str) -> Optional[Meta]:
     return getattr(parsers.REGISTRY.get(os_name), "META", None)
 
 
-@record
+@dataclass
 class Tally:
     """Everything triage reads about a host's snapshots, folded in time order."""
     count: int = 0                                  # snapshots folded
-    oses: Dict[str, None] = factory(dict)
+    oses: Dict[str, None] = field(default_factory=dict)
     first_dated: Optional[str] = None               # taken_at of the first and last dated snapshot
     last_dated: Optional[str] = None
     dated: int = 0
-    warnings: Dict[str, None] = factory(dict)
+    warnings: Dict[str, None] = field(default_factory=dict)
     more_warnings: int = 0
     device: bool = False                            # a network device's own CLI (META.role router)
     forwarder: bool = False                         # a snapshot says it forwards more than it delivers
     forwarded: Optional[Tuple[int, Optional[int], Optional[bool]]] = None   # last (ForwDatagrams, InDelivers, forwarding)
-    periods: Dict[Tuple[str, str], Period] = factory(dict)
+    periods: Dict[Tuple[str, str], Period] = field(default_factory=dict)
     last_os: Optional[str] = None
 
     def snapshot(self, snap) -> None:

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 from toolkit.audit.model import COLUMNS, METRICS, OK, SCHEMA, SEVERITIES, STATE_NAMES
 from toolkit.audit.status import EVENT_COLS, event_dict
 from toolkit.audit.store import ROLLUP, Store, epoch, iso
-from toolkit.output import dumps, safe, simple_table, table_text
+from toolkit.output import dumps, safe, table_text
 
 FORMATS = ("table", "json", "md", "html")
 REPORT_SCHEMA = SCHEMA.replace("audit/", "audit.report/")
@@ -201,11 +201,12 @@ def _table(hosts: List[dict], since_t: float, now: float) -> str:
 
 
 def _plain(rows: List[list], headers: List[str], right=frozenset()) -> str:
-    """tabulate's "simple" table with the column types given, not guessed from every cell
-    (a month of a fleet's events is tens of thousands of rows): the `right` columns aligned
-    right, the others left and shown as they are (a host named 007 stays 007), every
-    control character a visible `?` (a value never starts a forged row)."""
-    return simple_table([[safe("" if v is None else str(v)) for v in r] for r in rows], headers, right)
+    """tabulate's "simple" table with the column types given, not guessed from every cell:
+    the `right` columns aligned right, the others left and shown as they are (a host named
+    007 stays 007), every control character a visible `?` (a value never starts a forged row)."""
+    from tabulate import tabulate
+    return tabulate([[safe("" if v is None else str(v)) for v in r] for r in rows], headers, disable_numparse=True,
+                    colalign=["right" if i in right else "left" for i in range(len(headers))])
 
 
 def _md(v) -> str:

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, TYPE_CHECKING
 
-from parsers.record import factory
-from parsers.record import record as record_class     # toolkit.capture.record is the flow records' module
 
 
 if TYPE_CHECKING:
@@ -36,17 +35,17 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@record_class
+@dataclass
 class Result:
-    captures: List[dict] = factory(list)     # per file: format, interfaces, frames, ...
-    flows: List[dict] = factory(list)        # per connection (flow_dict)
-    fragments: List[dict] = factory(list)    # fragments tied to no TCP connection
-    untied_ptbs: List[dict] = factory(list)  # PTBs quoting no connection in the capture
-    clamping: List[dict] = factory(list)     # SYNs matched across --second captures
-    findings: List[Finding] = factory(list)
-    caveats: List[str] = factory(list)
-    errors: List[str] = factory(list)        # "path: reason", one per bad input
-    read_ok: List[str] = factory(list)
+    captures: List[dict] = field(default_factory=list)     # per file: format, interfaces, frames, ...
+    flows: List[dict] = field(default_factory=list)        # per connection (flow_dict)
+    fragments: List[dict] = field(default_factory=list)    # fragments tied to no TCP connection
+    untied_ptbs: List[dict] = field(default_factory=list)  # PTBs quoting no connection in the capture
+    clamping: List[dict] = field(default_factory=list)     # SYNs matched across --second captures
+    findings: List[Finding] = field(default_factory=list)
+    caveats: List[str] = field(default_factory=list)
+    errors: List[str] = field(default_factory=list)        # "path: reason", one per bad input
+    read_ok: List[str] = field(default_factory=list)
 
     def for_host(self, address: str):
         """The flows with this address at either end, and the findings about that host."""

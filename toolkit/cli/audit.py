@@ -152,7 +152,7 @@ def run(
     targets = [t.strip() for item in probe for t in item.split(",") if t.strip()]
     ports, text = (), None
     if port:
-        from toolkit.cli.probe import parse_ports
+        from toolkit.cli.options import parse_ports
         try:
             ports = tuple(parse_ports(port))
         except ValueError as exc:

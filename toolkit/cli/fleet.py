@@ -268,7 +268,7 @@ def probe(
     more = _args(ansible_args)
     options: List[str] = []
     if port:
-        from toolkit.cli.probe import parse_ports
+        from toolkit.cli.options import parse_ports
         try:
             parse_ports(port)
         except ValueError as exc:

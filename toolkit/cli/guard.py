@@ -2,7 +2,7 @@
 stdout that cannot be written (a full disk, a reader that left, a closed descriptor)
 become one stderr line and an exit code, never a traceback or a half-written line.
 
-    with guard.clean_end("probe", detail=lambda: f" after {done} of {n} targets", hard=True):
+    with guard.clean_end("probe", detail=lambda: f" after {done} of {n} targets"):
         guard.STDOUT.write(line)
 """
 from __future__ import annotations
@@ -92,24 +92,12 @@ def _say(message: str) -> None:
         error(message)
 
 
-def _end(code: int, hard: bool) -> None:
-    if hard:
-        # worker threads (a probe's TCP handshakes) must not hold the exit up
-        with contextlib.suppress(Exception):
-            sys.stderr.flush()
-        with contextlib.suppress(Exception):
-            if sys.stdout is not None:
-                sys.stdout.flush()
-        os._exit(code)
-    raise typer.Exit(code)
-
-
 @contextlib.contextmanager
-def clean_end(command: str, detail: Optional[Callable[[], str]] = None, hard: bool = False) -> Iterator[None]:
+def clean_end(command: str, detail: Optional[Callable[[], str]] = None) -> Iterator[None]:
     """Run a command's body: an interrupt ends it with 'mssdiag: COMMAND: interrupted by
     SIGINT<detail>' (exit 130, 143 for SIGTERM, 129 for SIGHUP), an unwritable stdout with
-    'mssdiag: COMMAND: cannot write the output: <reason>' (exit 1). hard=True leaves with
-    os._exit once the line is out (threads still probing are not waited for)."""
+    'mssdiag: COMMAND: cannot write the output: <reason>' (exit 1). Threads still at work
+    (a probe's name lookups) are daemon threads: the exit does not wait for them."""
     with terminating_signals():
         try:
             if sys.stdout is None:
@@ -119,7 +107,7 @@ def clean_end(command: str, detail: Optional[Callable[[], str]] = None, hard: bo
         except OutputError as exc:
             _silence_stdout()
             _say(f"{command}: cannot write the output: {exc}")
-            _end(OUTPUT_FAILED, hard)
+            raise typer.Exit(OUTPUT_FAILED)
         except (KeyboardInterrupt, Terminated, Interrupted) as exc:
             signum = getattr(exc, "signum", signal.SIGINT)
             try:
@@ -127,4 +115,4 @@ def clean_end(command: str, detail: Optional[Callable[[], str]] = None, hard: bo
             except OutputError:
                 _silence_stdout()
             _say(f"{command}: interrupted by {signal.Signals(signum).name}{detail() if detail else ''}")
-            _end(SIGNAL_EXIT[signum], hard)
+            raise typer.Exit(SIGNAL_EXIT[signum])

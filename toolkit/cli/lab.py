@@ -46,8 +46,8 @@ def list_(as_json: bool = typer.Option(False, "--json", help="The labs as a JSON
     from toolkit import lab
     with guard.clean_end("lab list"):
         if not as_json:
-            for name, spec in lab.SCENARIOS.items():
-                guard.STDOUT.line(f"{name:11} {spec.help}")
+            from tabulate import tabulate
+            guard.STDOUT.line(tabulate([(name, spec.help) for name, spec in lab.SCENARIOS.items()], tablefmt="plain"))
         try:
             found = lab.labs()
         except lab.LabError as exc:

@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from toolkit.cli import guard
-from toolkit.commands.ports import parse_ports, ports_and_text  # noqa: F401 (parse_ports: audit, fleet, tests)
+from toolkit.cli.options import ports_and_text
 from toolkit.output import error, table
 
 PORT_HELP = "TCP port(s) for the MSS check: 21,25,80 or 20-23. Banner services talk first; use --send for others."
@@ -144,7 +144,7 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
                           trace=trace_hops, pmtud_check=pmtud_check)
     done: List = []
     detail = lambda: f" after {len(done)} of {len(targets)} target(s)"  # noqa: E731
-    with guard.clean_end("probe", detail, hard=True):
+    with guard.clean_end("probe", detail):
         why = runner.raw_allowed() if not no_raw else None
         if why:
             error(f"probe: {why}: ICMP/TCP probes and the handshake capture are skipped; "

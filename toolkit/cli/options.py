@@ -1,11 +1,18 @@
-"""--port and --send as `probe` and `triage` check them (typer-free: triage runs on the fast path)."""
+"""Option values that several commands check alike: --jobs, --port and --send."""
 from __future__ import annotations
 
 import codecs
 from typing import List, Optional
 
-from toolkit.commands import Exit
+import typer
+
 from toolkit.output import error
+
+
+def check_jobs(jobs: int) -> None:
+    """--jobs (parse, diff, triage): 0 is one per CPU, below 0 is refused."""
+    if jobs < 0:
+        raise typer.BadParameter(f"{jobs} is below 0 (0 means one per CPU)", param_hint="--jobs")
 
 
 def parse_ports(text: Optional[str]) -> List[int]:
@@ -30,17 +37,17 @@ def parse_ports(text: Optional[str]) -> List[int]:
 
 
 def ports_and_text(port: Optional[str], send: Optional[str]):
-    """Check --port and --send as `probe` does: (ports, text), or one stderr line and exit 2."""
+    """Check --port and --send as `probe` and `triage` do: (ports, text), or one stderr line and exit 2."""
     try:
         ports = parse_ports(port)
     except ValueError as exc:
         error(f"--port {port!r}: {exc}")
-        raise Exit(2)
+        raise typer.Exit(2)
     text = None
     if send is not None:
         try:
             text = codecs.decode(send, "unicode_escape")
         except UnicodeDecodeError as exc:
             error(f"--send {send!r}: bad escape ({exc.reason})")
-            raise Exit(2)
+            raise typer.Exit(2)
     return ports, text

@@ -1,0 +1,299 @@
+"""Prometheus text exposition and OpenMetrics: IP-MIB counters as monitoring systems keep them.
+
+A file, a `curl` of /metrics, a federation or promtool dump: one sample a line,
+
+    node_netstat_Ip_ReasmFails 3                                       node_exporter (netstat collector)
+    node_netstat_Ip6_ReasmOKs{instance="web1:9100"} 12                 ... scraped and labelled
+    ipSystemStatsReasmReqds{ipSystemStatsIPVersion="1"} 335480         snmp_exporter, IP-MIB table
+    ipReasmReqds 30                                                    snmp_exporter, IP-MIB scalars
+    nstat_IpReasmFails{host="db1",name="snmp"} 0                       Telegraf nstat, prometheus output
+    net_ip_reasmfails{host="db1",interface="all"} 0                    Telegraf net (protocol stats)
+    mssdiag_ip_reasm_fails_total{host="h",os="linux",family="ipv4"} 2  mssdiag's own audit (`--prom-file`)
+
+The host is the sample's `host`, `hostname` or `instance` label (an instance's port left out),
+so a scrape of many hosts is many snapshots; a sample's timestamp, when every sample of a host
+carries the same one, is when it was taken. Values are floats in this format: an integer
+printed whole is read as printed; `6.28639697e+09` is read when it is a whole number below
+2**53 (where a float still holds every integer), anything else is null with a warning.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from decimal import Decimal, InvalidOperation
+from typing import Dict, List, Optional, Tuple
+
+from ._needs import needs
+from . import base
+from .model import ALL, Meta, Reading
+
+
+META = Meta(
+    name="prometheus",
+    role="any",
+    title="Prometheus text exposition / OpenMetrics (node_exporter, snmp_exporter, Telegraf, mssdiag)",
+    covers=("node_exporter netstat collector (node_netstat_Ip_*, node_netstat_Ip6_*)",
+            "snmp_exporter IP-MIB (ipSystemStats* by ipSystemStatsIPVersion, ip* scalars)",
+            "Telegraf nstat and net inputs through its prometheus_client output",
+            "mssdiag audit --prom-file output (mssdiag_ip_*_total)"),
+    formats=("a /metrics scrape (curl), a saved .prom file, a federation or promtool dump",
+             "OpenMetrics (_total suffixes, # EOF)", "samples with timestamps",
+             "many hosts in one text: instance / host / hostname labels"),
+    ipv4=ALL,
+    ipv6=ALL,
+    reasm_unit="both",
+    timeout_unit="datagrams",
+    semantics=(
+        "The metrics carry the kernel's or the agent's own IP-MIB counters under the exporter's name: "
+        "node_netstat_Ip_ReasmReqds is /proc/net/snmp's Ip ReasmReqds (node_exporter exports the IP "
+        "fragmentation counters only when --collector.netstat.fields is widened to them), Ip6_* its "
+        "/proc/net/snmp6 twin; snmp_exporter's ipSystemStats* rows are IPv4 for ipSystemStatsIPVersion 1 "
+        "(ipv4) and IPv6 for 2, ipSystemStatsOutFrag* are the Frag counters, HC twins preferred; its "
+        "ipReasmTimeout is the agent's reassembly timer (a setting), never read as ReasmTimeout. Telegraf's "
+        "nstat_Ip*/nstat_Ip6* and net_ip_* are /proc/net/snmp again. mssdiag's own mssdiag_ip_*_total "
+        "come back as they were written (host, family labels). Linux semantics apply to the Linux sources "
+        "(ReasmTimeout counts datagrams given up); an SNMP agent's are its own. Sample values are floats: "
+        "above 2**53 a value printed in exponent form may have lost digits and is left null with a warning."),
+)
+
+# `name{labels} value [timestamp]`; labels as the format quotes them
+_SAMPLE = re.compile(r'^[ \t]*(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{(?P<labels>(?:[^"}]|"(?:[^"\\]|\\.)*")*)\})?'
+                     r'[ \t]+(?P<value>\S+)(?:[ \t]+(?P<ts>-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$')
+_LABEL = re.compile(r'[ \t]*(?P<key>[A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*"(?P<value>(?:[^"\\]|\\.)*)"[ \t]*,?')
+
+# metric name -> (family or "" when a label says, counter group, counter name as its source spells it)
+_NODE = re.compile(r"(?:node_)?netstat_(?P<group>Ip6|Ip)_(?P<name>[A-Za-z]+)")
+_NSTAT = re.compile(r"nstat_(?P<group>Ip6|Ip)(?P<name>(?!Ext)[A-Z][A-Za-z]+)")
+_NET = re.compile(r"net_(?P<group>ip6|ip)_(?P<name>[a-z]+)")
+_SNMP_TABLE = re.compile(r"ipSystemStats(?P<name>[A-Za-z]+)")
+_SNMP_SCALAR = re.compile(r"ip(?P<name>Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests|ForwDatagrams"
+                          r"|Forwarding)|(?P<v6fw>ipv6IpForwarding)")
+_MSSDIAG = re.compile(r"mssdiag_ip_(?P<name>[a-z_]+)_total")
+
+# counter names as sources spell them, lower-cased and without underscores -> (counter, HC twin)
+_COUNTER = {
+    "reasmreqds": ("ReasmReqds", False), "reasmoks": ("ReasmOKs", False), "reasmfails": ("ReasmFails", False),
+    "reasmtimeout": ("ReasmTimeout", False), "fragoks": ("FragOKs", False), "fragfails": ("FragFails", False),
+    "fragcreates": ("FragCreates", False), "outfragoks": ("FragOKs", False), "outfragfails": ("FragFails", False),
+    "outfragcreates": ("FragCreates", False), "inreceives": ("InReceives", False),
+    "hcinreceives": ("InReceives", True), "indelivers": ("InDelivers", False), "hcindelivers": ("InDelivers", True),
+    "outrequests": ("OutRequests", False), "hcoutrequests": ("OutRequests", True),
+    "forwdatagrams": ("ForwDatagrams", False), "inforwdatagrams": ("ForwDatagrams", False),
+    "hcinforwdatagrams": ("ForwDatagrams", True), "outforwdatagrams": ("OutForw", False),
+    "hcoutforwdatagrams": ("OutForw", True),
+}
+_FAMILY = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
+_HOST_LABELS = ("host", "hostname", "instance")
+FLOAT_EXACT = 2 ** 53           # every integer up to here is exact in a float64
+
+_DETECT = needs(re.compile(
+    r"^[ \t]*(?:(?:(?:node_)?netstat_Ip6?_(?:Reasm|Frag|InReceives|InDelivers|OutRequests|ForwDatagrams|OutForw)[A-Za-z]*"
+    r"|ip(?:Reasm|Frag)[A-Za-z]+|nstat_Ip6?(?:Reasm|Frag)[A-Za-z]+|net_ip6?_(?:reasm|frag)[a-z]+|mssdiag_ip_[a-z_]+_total)"
+    r"(?:_total)?(?:\{[^}\n]*\})?|ipSystemStats[A-Za-z]+\{[^}\n]*ipSystemStatsIPVersion[^}\n]*\})[ \t]+[-+0-9.NI]", re.M),
+    "netstat_Ip", "ipSystemStats", "ipReasm", "ipFrag", "nstat_Ip", "net_ip", "mssdiag_ip_", fold=False)
+_EXPOSITION = re.compile(r"^[ \t]*# (?:TYPE|HELP) [A-Za-z_:]|^[ \t]*# EOF[ \t]*$", re.M)
+
+
+def detect(text: str) -> float:
+    hits = len(_DETECT.findall(text[:1 << 20]))
+    if not hits:
+        return 0.0
+    return min(1.0, 0.9 + 0.02 * hits + (0.05 if _EXPOSITION.search(text) else 0.0))
+
+
+def metric(name: str, labels: Dict[str, str]) -> Optional[Tuple[str, str, bool]]:
+    """(family, counter, HC twin) of a sample ('forwarding' for the forwarding flag, 'setting'
+    for the reassembly timer); None when it is not one of ours."""
+    m = _MSSDIAG.fullmatch(name)
+    if m is not None:
+        family = labels.get("family")
+        hit = _COUNTER.get(m["name"].replace("_", ""))
+        return (family, hit[0], hit[1]) if family in ("ipv4", "ipv6") and hit else None
+    if name.endswith("_total"):                       # OpenMetrics counters
+        name = name[:-6]
+    m = _NODE.fullmatch(name) or _NSTAT.fullmatch(name) or _NET.fullmatch(name)
+    if m is not None:
+        family = "ipv6" if m["group"].lower() == "ip6" else "ipv4"
+        key = m["name"].lower()
+        if key == "forwarding":
+            return family, "forwarding", False
+        if key == "outforwdatagrams":                 # Ip6OutForwDatagrams: IPv6's forwarded count
+            return family, "ForwDatagrams", False
+        hit = _COUNTER.get(key)
+        return (family, hit[0], hit[1]) if hit else None
+    m = _SNMP_TABLE.fullmatch(name)
+    if m is not None:
+        family = _FAMILY.get(labels.get("ipSystemStatsIPVersion", "").lower())
+        hit = _COUNTER.get(m["name"].lower())
+        return (family, hit[0], hit[1]) if family and hit else None
+    m = _SNMP_SCALAR.fullmatch(name)
+    if m is not None:
+        if m["v6fw"]:
+            return "ipv6", "forwarding", False
+        key = m["name"].lower()
+        if key == "forwarding":
+            return "ipv4", "forwarding", False
+        if key == "reasmtimeout":
+            return "ipv4", "setting", False          # the agent's reassembly timer, in seconds
+        hit = _COUNTER.get(key)
+        return ("ipv4", hit[0], hit[1]) if hit else None
+    return None
+
+
+def _labels(text: Optional[str]) -> Optional[Dict[str, str]]:
+    if not text:
+        return {}
+    out: Dict[str, str] = {}
+    at = 0
+    while at < len(text):
+        m = _LABEL.match(text, at)
+        if m is None:
+            return None if text[at:].strip(" \t,") else out
+        out[m["key"]] = m["value"].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+        at = m.end()
+    return out
+
+
+def host_of(labels: Dict[str, str]) -> Optional[str]:
+    """The host a sample's labels name: host, hostname, else instance without its port."""
+    for key in _HOST_LABELS:
+        value = labels.get(key, "").strip()
+        if not value:
+            continue
+        if key == "instance":
+            m = re.fullmatch(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](?::[0-9]+)?|(?P<name>[^:/\s]+)(?::[0-9]+)?", value)
+            if m is not None:
+                value = m["v6"] or m["name"]
+        return value
+    return None
+
+
+def value_of(key: str, text: str, reading: Reading) -> Optional[int]:
+    """A sample value as a counter: digits as printed; a float form only when it is a whole
+    number a float holds exactly; None with a warning otherwise (NaN, negative, 5.668, 1e+20)."""
+    if text.isdigit() and text.isascii():
+        return base.value_of(key, text, reading)
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        number = None
+    if number is not None and number.is_finite() and number >= 0 and number == number.to_integral_value() \
+            and number <= FLOAT_EXACT:
+        return int(number)
+    why = "is not a whole number" if number is None or not number.is_finite() or number < 0 \
+        or number != number.to_integral_value() else "is above 2**53: a float that may have lost digits"
+    reading.warnings.append(f"{key!r}: value {text!r} {why}; counter left out")
+    return None
+
+
+class Series:
+    """The counters of one host (and time) as samples come: a counter shown twice with two
+    values is unknown, an HC (Counter64) twin wins over its 32-bit column. Shared with the
+    line-protocol reader (parsers/influx.py)."""
+
+    def __init__(self, fmt: str, host: Optional[str] = None, taken_at: Optional[str] = None) -> None:
+        self.values: Dict[str, Dict[str, Optional[int]]] = {}
+        self.hc: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
+        self.seen: Dict[Tuple[str, str, bool], str] = {}
+        self.stamps: set = set()
+        self.reading = Reading(format=fmt, ipv4=None, host=host, taken_at=taken_at)
+
+    def take(self, key: str, shown: str, number: str, what: Tuple[str, str, bool]) -> None:
+        """One sample: `shown` as printed (raw), `number` its value without a type suffix."""
+        family, counter, hc = what
+        reading = self.reading
+        if counter == "setting":
+            reading.raw[key] = shown
+            return
+        if counter == "forwarding":
+            reading.raw[key] = shown
+            flag = {"1": True, "2": False}.get(number)
+            if family == "ipv4" and flag is not None or reading.forwarding is None:
+                reading.forwarding = flag           # IPv4's flag says; IPv6's only where IPv4's is not shown
+            return
+        ident = (family, counter, hc)
+        row = self.values.setdefault(family, {})
+        if ident in self.seen:
+            if self.seen[ident] != shown:
+                reading.warnings.append(f"{key!r} shown twice with different values ({self.seen[ident]} and "
+                                        f"{shown}): counter unknown")
+                row[counter] = None
+            return
+        self.seen[ident] = shown
+        reading.raw[key] = shown
+        value = value_of(key, number, reading)
+        if hc:
+            self.hc[family].add(counter)
+            row[counter] = value
+        elif counter not in self.hc[family]:
+            row[counter] = value
+
+    def finish(self) -> Optional[Reading]:
+        """Its reading, or None when it holds no counter."""
+        reading = self.reading
+        for row in self.values.values():
+            forw = row.pop("OutForw", None)
+            if "ForwDatagrams" not in row and forw is not None:
+                row["ForwDatagrams"] = forw
+        reading.ipv4 = self.values.get("ipv4") or None
+        reading.ipv6 = self.values.get("ipv6") or None
+        return None if reading.ipv4 is None and reading.ipv6 is None else reading
+
+
+def read(lines: List[str]) -> Reading:
+    hosts: Dict[Optional[str], Series] = {}
+    openmetrics = False
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            openmetrics = openmetrics or line.strip() == "# EOF"
+            continue
+        m = _SAMPLE.match(line)
+        if m is None:
+            continue
+        labels = _labels(m["labels"])
+        if labels is None:
+            continue
+        name = m["name"]
+        if name.endswith("_created"):
+            continue                                  # OpenMetrics: when the counter was created
+        what = metric(name, labels)
+        if what is None:
+            continue
+        family, counter, _ = what
+        host = hosts.setdefault(host_of(labels), Series("Prometheus exposition"))
+        key = name + (f".{family}" if counter not in ("forwarding", "setting") and "ipSystemStatsIPVersion" in labels
+                      or name.startswith("mssdiag_") else "")
+        if m["ts"]:
+            host.stamps.add(m["ts"])
+        host.take(key, m["value"], m["value"], what)
+    out: List[Reading] = []
+    for name, host in hosts.items():
+        reading = host.finish()
+        if reading is None:
+            continue
+        reading.host = name
+        reading.format = "OpenMetrics" if openmetrics else "Prometheus exposition"
+        if len(host.stamps) == 1:
+            reading.taken_at = _iso_ms(next(iter(host.stamps)))
+        elif host.stamps:
+            reading.warnings.append("samples of this host carry different timestamps: read as one snapshot "
+                                    "without a time")
+        out.append(reading)
+    if not out:
+        return Reading(format="Prometheus exposition", ipv4=None)
+    first = out[0]
+    first.parts = out[1:]
+    return first
+
+
+def _iso_ms(ts: str) -> Optional[str]:
+    """A sample timestamp (milliseconds since the epoch) as ISO 8601 UTC."""
+    try:
+        return datetime.fromtimestamp(float(ts) / 1000, timezone.utc).isoformat()
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def parse(text: str):
+    return base.parse_text(text, META, read)
+
