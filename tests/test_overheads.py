@@ -126,3 +126,46 @@ def test_documented_values():
 def test_explain_bad_input(bad):
     with pytest.raises(ValueError):
         calc.explain(*bad)
+
+
+# ---------------------------------------------------------------- the command line
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+MSSDIAG = str(Path(sys.executable).with_name("mssdiag"))
+
+
+def run(*args):
+    return subprocess.run([MSSDIAG, "calc", "explain", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_json():
+    done = run("--mss", "1380", "--json")
+    assert done.returncode == 0 and done.stderr == ""
+    data = json.loads(done.stdout)
+    assert (data["number"], data["kind"]) == (1380, "mss")
+    assert data["stacks"][0]["stack"] == ["wireguard6"] and data["stacks"][0]["exact"]
+    assert "Cisco ASA" in data["documented"][0]["text"]
+    assert set(data["stacks"][0]) >= {"formula", "reading", "carrier", "costs", "inner_mtu", "score"}
+
+
+def test_cli_table():
+    done = run("--mtu", "1450", "--limit", "2")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["stack", "read", "as", "carrier"]
+    assert lines[2].startswith("1450 = 1500 - 50 (VXLAN over IPv4)") and len(lines) == 4
+
+
+@pytest.mark.parametrize("args,message", [
+    ((), "give one of --mss N or --mtu N"), (("--mss", "1380", "--mtu", "1420"), "give one of --mss N or --mtu N"),
+    (("--mss", "12"), "--mss '12': not a number of bytes from 68 to 65535"),
+    (("--mtu", "lots"), "--mtu 'lots': not a number of bytes"), (("--mss", "1400", "--limit", "0"), "--limit 0"),
+])
+def test_cli_bad_input_is_one_line(args, message):
+    done = run(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and message in done.stderr

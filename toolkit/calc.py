@@ -255,7 +255,9 @@ def parse_encaps(text: str) -> List[Tuple[str, Optional[int]]]:
     for part in [p.strip().lower() for p in str(text).split(",") if p.strip()]:
         name, _, count = part.partition(":")
         if name not in ENCAPS:
-            raise ValueError(f"unknown encapsulation {name!r}; known: {', '.join(ENCAPS)}")
+            plain = [n for n in ENCAPS if not n.startswith("esp-")]
+            raise ValueError(f"unknown encapsulation {name!r}; known: {', '.join(plain)}, "
+                             f"esp-{{tunnel,transport}}[6][-natt]-CIPHER with CIPHER one of {', '.join(ESP_CIPHERS)}")
         if count and (not count.isdigit() or not 1 <= int(count) <= 8):
             raise ValueError(f"{part!r}: the count after ':' must be 1 to 8")
         out.append((name, int(count) if count else None))
