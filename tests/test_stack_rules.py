@@ -147,3 +147,13 @@ def test_endpoints_are_paired_by_their_addresses():
     lone, _ = outer_fragment_pair(peered=False)
     pair_endpoints([lone])
     assert lone.stack_peers == []
+
+
+def test_openvpn_configuration_gives_a_tun_device_its_overhead():
+    tun = next(l for l in links("jp-notes-tap-tun.txt") if l.name == "tun0")
+    eth = type(tun)("eth0", mtu=1500, addresses=["192.0.2.9/24"])
+    cfg = vpnconf.parse("client\ndev tun\nproto udp\nremote 198.51.100.7 1194\ntun-mtu 1500\n")[0]
+    s = Stack([tun, eth], [Route("default", "eth0", "192.0.2.1"), Route("10.8.0.0/24", "tun0")], tunnels=[cfg])
+    assert s.encap_of(tun)[0] == "openvpn-udp"
+    path = s.path_to("10.8.0.9")
+    assert path.hops[0].encap == "openvpn-udp" and path.hops[0].overhead == 52

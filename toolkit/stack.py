@@ -138,7 +138,26 @@ class Stack:
         return out
 
     def config_for(self, device: str):
-        return next((t for t in self.tunnels if getattr(t, "device", None) == device), None)
+        """The tunnel configuration that makes `device`: one naming it, or an OpenVPN `dev tun`
+        / `dev tap` (no number) when this host has only one such device."""
+        exact = next((t for t in self.tunnels if getattr(t, "device", None) == device), None)
+        if exact is not None:
+            return exact
+        link = self.link(device)
+        for t in self.tunnels:
+            kind = getattr(t, "device", None)
+            if kind in ("tun", "tap") and link is not None and link.kind == "tun":
+                same = [l for l in self.links.values() if l.kind == "tun" and (l.mode or "tun") == kind]
+                if len(same) == 1 and same[0] is link:
+                    return t
+        return None
+
+    def is_tunnel(self, link) -> bool:
+        """A device that encapsulates: a tunnel kind, or a tun/tap device a VPN configuration makes."""
+        if link.kind in TUNNELS:
+            return True
+        config = self.config_for(link.name) if link.kind == "tun" else None
+        return config is not None and getattr(config, "encap", None) is not None
 
     def outer_family(self, link) -> Tuple[Optional[str], str]:
         """The family of a tunnel's outer packets, and how it is known."""
@@ -214,7 +233,9 @@ class Stack:
         the route to its remote endpoint, else the device holding its local address."""
         if link.underlay:
             return link.underlay, "dev"
-        for address in (link.remote, link.group):
+        config = self.config_for(link.name)
+        endpoint = getattr(config, "endpoint_address", None) if config else None
+        for address in (link.remote, link.group, endpoint):
             if address and family_of(address):
                 r = self.route_to(address)
                 if r is not None and r.dev:
@@ -232,7 +253,7 @@ class Stack:
             return None, []
         seen = tuple(seen) + (name,)
         hops: List[Hop] = []
-        if link.kind in TUNNELS:
+        if self.is_tunnel(link):
             encap, extra, how = self.encap_of(link)
             below, why = self.underlay(link)
             under_mtu, under_hops = self.allows(below, seen) if below else (None, [])
@@ -319,7 +340,7 @@ def pair_endpoints(hosts: Sequence) -> None:
         for address in s.addresses():
             owners.setdefault(address, h)
         for link in s.links.values():
-            if link.kind in TUNNELS and link.local:
+            if s.is_tunnel(link) and link.local:
                 owners.setdefault(link.local, h)
     for h in hosts:
         s = getattr(h, "stack", None)
@@ -327,7 +348,7 @@ def pair_endpoints(hosts: Sequence) -> None:
             continue
         peers = []
         for link in s.links.values():
-            if link.kind not in TUNNELS:
+            if not s.is_tunnel(link):
                 continue
             peer = owners.get(link.remote) if link.remote else None
             if peer is None and link.local:

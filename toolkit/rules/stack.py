@@ -9,7 +9,7 @@ from typing import List, Optional
 from toolkit import calc
 from toolkit.findings import Finding
 from toolkit.platforms import linux, network
-from toolkit.stack import PORT_KINDS, TUNNELS, Stack, mss_for
+from toolkit.stack import PORT_KINDS, Stack, mss_for
 
 CODES = ("overlay-mtu-above-underlay", "tunnel-without-underlay", "port-above-path", "mss-clamp-above-path",
          "overlay-fragmenting-outer", "path-predicted-vs-measured")
@@ -43,7 +43,7 @@ def overlay_above_underlay(host) -> List[Finding]:
         return []
     out = []
     for link in s.links.values():
-        if link.kind not in TUNNELS or link.mtu is None:
+        if not s.is_tunnel(link) or link.mtu is None:
             continue
         limit = _tunnel_limit(s, link)
         if limit is None:
@@ -111,12 +111,12 @@ def ports_above_path(host) -> List[Finding]:
     out = []
     for bridge in s.bridges():
         ports = s.ports(bridge.name)
-        sources = [p for p in ports if p.kind in PORT_KINDS and p.kind not in TUNNELS]
+        sources = [p for p in ports if p.kind in PORT_KINDS and not s.is_tunnel(p)]
         if not sources:
             continue
         exits = []          # (mtu, how the traffic leaves, the device)
         for p in ports:
-            if p.kind in TUNNELS:
+            if s.is_tunnel(p):
                 allowed, _ = s.allows(p.name)
                 if allowed is not None:
                     exits.append((allowed, f"bridged into {p.name}", p.name))
@@ -124,8 +124,6 @@ def ports_above_path(host) -> List[Finding]:
         for path in s.paths():
             if path.mtu is None or any(h.device in own for h in path.hops[:1]):
                 continue
-            if path.family != "ipv4" and path.dst == "default":
-                pass
             exits.append((path.mtu, f"routed into {path.route}", path.limited_by or ""))
         if not exits:
             continue
