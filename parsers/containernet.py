@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .model import ParseError
 
@@ -111,8 +111,18 @@ def parse(text: str) -> List[NetworkConfig]:
     return out
 
 
-def detect(text: str) -> float:
-    head = text[:65536]
+def read(lines: List[str]) -> Tuple[List[NetworkConfig], List[str]]:
+    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
+    in, (records, warnings) out; none is an empty list, not an error."""
+    try:
+        return parse("\n".join(lines)), []
+    except ParseError:
+        return [], []
+
+
+def detect(text) -> float:
+    """How much the text (or a list of lines) looks like this reader's input: 0 to 1."""
+    head = ("\n".join(text) if isinstance(text, list) else text)[:65536]
     if '"IPAM"' in head and '"Driver"' in head:
         return 0.9
     if '"cniVersion"' in head:

@@ -329,9 +329,17 @@ def merge(links: List[Link]) -> List[Link]:
     return list(by_name.values())
 
 
-def detect(text: str) -> float:
-    """How much the text looks like `ip link` / `ip addr` output: 0 to 1."""
-    head = text[:65536]
+def read(lines: List[str]) -> Tuple[List[Link], List[str]]:
+    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
+    in, (devices, warnings) out; no device is an empty list, not an error."""
+    text = "\n".join(lines)
+    links, warnings = parse_text(text)
+    return merge(parse_json(text) + links), warnings
+
+
+def detect(text) -> float:
+    """How much the text (or a list of lines) looks like `ip link` / `ip addr` output: 0 to 1."""
+    head = ("\n".join(text) if isinstance(text, list) else text)[:65536]
     headers = sum(1 for _ in re.finditer(r"(?m)^\s*\d+:\s+[^\s:]+:\s+<[A-Z_, -]*>\s+mtu\s+\d+", head))
     if headers:
         types = len(re.findall(r"(?m)^\s+link/[\w-]+", head))

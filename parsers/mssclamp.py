@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .model import ParseError
 from .text import clean as clean_line
@@ -165,8 +165,18 @@ def _nft_rules(line: str, m: "re.Match[str]", family: str, table: str, chain: st
     return [ClampRule(f, action, mss, out, inp, chain, table, "nft", line.strip(), number) for f in families]
 
 
-def detect(text: str) -> float:
-    head = text[:65536]
+def read(lines: List[str]) -> Tuple[List[ClampRule], List[str]]:
+    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
+    in, (records, warnings) out; none is an empty list, not an error."""
+    try:
+        return parse("\n".join(lines)), []
+    except ParseError:
+        return [], []
+
+
+def detect(text) -> float:
+    """How much the text (or a list of lines) looks like this reader's input: 0 to 1."""
+    head = ("\n".join(text) if isinstance(text, list) else text)[:65536]
     if "TCPMSS" in head and ("--set-mss" in head or "--clamp-mss-to-pmtu" in head or "TCPMSS set" in head
                              or "TCPMSS clamp" in head):
         return 0.9

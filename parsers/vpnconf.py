@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .model import ParseError
 from .text import clean as clean_line
@@ -195,8 +195,18 @@ def parse(text: str) -> List[TunnelConfig]:
     return out
 
 
-def detect(text: str) -> float:
-    head = text[:65536]
+def read(lines: List[str]) -> Tuple[List[TunnelConfig], List[str]]:
+    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
+    in, (records, warnings) out; none is an empty list, not an error."""
+    try:
+        return parse("\n".join(lines)), []
+    except ParseError:
+        return [], []
+
+
+def detect(text) -> float:
+    """How much the text (or a list of lines) looks like this reader's input: 0 to 1."""
+    head = ("\n".join(text) if isinstance(text, list) else text)[:65536]
     if re.search(r"(?mi)^\s*\[Interface\]\s*$", head) and re.search(r"(?mi)^\s*\[Peer\]\s*$", head):
         return 0.9
     if re.search(r"(?m)^\s*interface:\s*\S+", head) and re.search(r"(?m)^\s*(?:peer|public key):", head):

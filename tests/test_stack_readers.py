@@ -104,3 +104,13 @@ def test_vpnconf_endpoint_family_gives_the_encapsulation():
     assert v4.encap == "wireguard"
     ovpn = vpnconf.parse("client\ndev tap0\nproto tcp6\nremote 2001:db8::9 443\nmssfix 1492 mtu\n")[0]
     assert (ovpn.encap, ovpn.mode, ovpn.mssfix, ovpn.mssfix_mtu) == ("openvpn-tcp6", "tap", 1492, True)
+
+
+@pytest.mark.parametrize("module,source,expected", list(cases()))
+def test_read_lines_form_gives_the_same(module, source, expected):
+    """read(lines), what the host model's evidence readers call, gives what parse(text) does."""
+    lines = source.read_text(encoding="utf-8").splitlines()
+    assert module.detect(lines) >= 0.5
+    items, _ = module.read(lines)
+    assert [r.to_dict() for r in items] == json.loads(expected.read_text(encoding="utf-8"))
+    assert module.read(["nothing here"]) == ([], [])

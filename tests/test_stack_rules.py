@@ -157,3 +157,16 @@ def test_openvpn_configuration_gives_a_tun_device_its_overhead():
     assert s.encap_of(tun)[0] == "openvpn-udp"
     path = s.path_to("10.8.0.9")
     assert path.hops[0].encap == "openvpn-udp" and path.hops[0].overhead == 52
+
+
+def test_learned_path_mtu_beside_the_prediction():
+    """`ip route show cache` entries are measurements: the VXLAN's inner destination and its
+    underlay remote, as the vxlan-underlay1400 lab's client learned them."""
+    h = stacked("netns-ip-d-link-show.txt", NETNS_ROUTES, drop=("vxlan0",))
+    h.stack.routes = [Route("10.20.0.0/16", "vxlan1"), *NETNS_ROUTES]
+    h.stack.learned = [Route("10.20.1.1", "vxlan1", mtu=1350, cache=True), Route("10.0.9.2", "eth0", mtu=1400,
+                                                                               cache=True)]
+    got = {f.data["target"]: f for f in rules.evaluate(h) if f.code == "path-predicted-vs-measured"}
+    assert got["10.20.1.1"].data["explained_by"] == "underlay beyond eth0"
+    assert got["10.20.1.1"].data["measured_by"].startswith("learned")
+    assert got["10.0.9.2"].data["explained_by"] == "beyond eth0" and got["10.0.9.2"].data["predicted"] == 1500

@@ -34,14 +34,15 @@ ESP_ASSUMED = "aes-cbc-sha1"                   # an IPsec device's cipher when n
 
 @dataclass
 class Route:
-    """What the stack needs of a route (parsers/iproute's records have these fields)."""
+    """What the stack needs of a route: the fields of the `ip route` reader's records."""
     dst: str                     # "default" or a prefix; a bare address is a /32 or /128
     dev: Optional[str] = None
-    gateway: Optional[str] = None
+    via: Optional[str] = None
     mtu: Optional[int] = None    # the route's own `mtu` (locked or not)
     type: str = "unicast"
-    table: str = "main"
+    table: Optional[str] = None  # None: main
     family: str = "ipv4"
+    cache: bool = False          # a learned route (`ip route show cache`): a path MTU, not a path
 
     def network(self):
         if self.dst == "default":
@@ -110,7 +111,11 @@ class Stack:
         self.links: Dict[str, object] = {}
         for link in links:
             self.links[link.name] = link
-        self.routes: List[Route] = [r for r in routes if getattr(r, "type", "unicast") in ("unicast", None, "")]
+        # the main table's unicast routes make paths; learned (cached) routes are measurements
+        self.routes: List[Route] = [r for r in routes if getattr(r, "type", "unicast") in ("unicast", None, "")
+                                    and getattr(r, "table", None) in (None, "main", "254")
+                                    and not getattr(r, "cache", False)]
+        self.learned = [r for r in routes if getattr(r, "cache", False) and getattr(r, "mtu", None)]
         self.tunnels = list(tunnels)
         self.clamps = list(clamps)
         self.networks = list(networks)
@@ -318,8 +323,8 @@ def _narrowest(hops: List[Hop], limit: int) -> Optional[str]:
 
 def describe(route) -> str:
     parts = [route.dst]
-    if route.gateway:
-        parts += ["via", route.gateway]
+    if getattr(route, "via", None):
+        parts += ["via", route.via]
     if route.dev:
         parts += ["dev", route.dev]
     if route.mtu is not None:

@@ -238,60 +238,71 @@ def outer_fragments(host) -> List[Finding]:
     return out
 
 
+def _measurements(host, s: Stack):
+    """(target, measured MTU, how it was measured, the hop that reported it, family): each
+    probe's path MTU, and each path MTU this host learned (route cache)."""
+    for p in host.probes:
+        if p.pmtu:
+            yield p.target, p.pmtu, f"probe, {p.pmtu_method}", p.hop, p.family
+    for r in s.learned:
+        target = r.dst.rsplit("/", 1)[0] if r.dst.endswith(("/32", "/128")) else r.dst
+        if target != "default" and "/" not in target:
+            yield target, r.mtu, "learned: the route cache (a router's 'fragmentation needed')", None, r.family
+
+
 def predicted_vs_measured(host) -> List[Finding]:
-    """Each probe's path MTU beside the one the stack predicts for its route, and what
-    explains the difference."""
+    """Each measured path MTU (a probe's, or one the host learned) beside the one the stack
+    predicts for its route, and what explains the difference."""
     s = _stack(host)
     if s is None:
         return []
     out = []
-    for p in host.probes:
-        if not p.pmtu:
-            continue
-        path = s.path_to(p.target)
+    for target, measured, how, hop, family in _measurements(host, s):
+        path = s.path_to(target)
         if path is None or path.mtu is None:
             continue
-        ev = [f"predicted {path.mtu} for {p.target}: {path.route}, limited by {path.limited_by}"
+        ev = [f"predicted {path.mtu} for {target}: {path.route}, limited by {path.limited_by}"
               + "".join(f"; {h.device} {h.mtu}" + (f" ({h.note})" if h.note else "") for h in path.hops),
-              f"measured {p.pmtu} ({p.pmtu_method}" + (f", reported by {p.hop}" if p.hop else "") + ")"]
+              f"measured {measured} ({how}" + (f", reported by {hop}" if hop else "") + ")"]
         tunnel = next((h for h in path.hops if h.encap), None)
-        diff = path.mtu - p.pmtu
-        data = {"target": p.target, "predicted": path.mtu, "measured": p.pmtu, "route": path.route,
-                "limited_by": path.limited_by, "explained_by": None}
+        diff = path.mtu - measured
+        data = {"target": target, "predicted": path.mtu, "measured": measured, "measured_by": how,
+                "route": path.route, "limited_by": path.limited_by, "explained_by": None}
         if diff == 0:
-            title = f"Path to {p.target}: measured {p.pmtu} as predicted (limited by {path.limited_by})"
+            title = f"Path to {target}: measured {measured} as predicted (limited by {path.limited_by})"
             severity = "info"
             data["explained_by"] = path.limited_by
         elif diff > 0 and tunnel is not None:
-            under_hop = path.hops[path.hops.index(tunnel) + 1] if path.hops.index(tunnel) + 1 < len(path.hops) else None
-            carried = p.pmtu + tunnel.overhead
+            at = path.hops.index(tunnel)
+            under_hop = path.hops[at + 1] if at + 1 < len(path.hops) else None
+            carried = measured + tunnel.overhead
             who = under_hop.device if under_hop else "the underlay"
             remote = getattr(s.link(tunnel.device), "remote", None)
             ev.append(f"{tunnel.device} adds {tunnel.overhead} bytes: the underlay path carries {carried}, not the "
                       f"{under_hop.mtu if under_hop else '?'} of {who}: a hop beyond {who}"
                       + (f" on the way to {remote}" if remote else "") + " has a smaller MTU")
-            title = (f"Path to {p.target}: predicted {path.mtu}, measured {p.pmtu}: the underlay beyond {who} "
+            title = (f"Path to {target}: predicted {path.mtu}, measured {measured}: the underlay beyond {who} "
                      f"carries {carried}")
             severity = "warning"
             data.update(explained_by=f"underlay beyond {who}", underlay_carries=carried, tunnel=tunnel.device)
         elif diff > 0:
             ev.append(f"every device on this host allows {path.mtu}: a hop beyond {path.limited_by}"
-                      + (f" ({p.hop})" if p.hop else "") + f" carries {p.pmtu}")
-            title = f"Path to {p.target}: predicted {path.mtu}, measured {p.pmtu}: a hop beyond {path.limited_by}"
+                      + (f" ({hop})" if hop else "") + f" carries {measured}")
+            title = f"Path to {target}: predicted {path.mtu}, measured {measured}: a hop beyond {path.limited_by}"
             severity = "warning"
-            data["explained_by"] = p.hop or f"beyond {path.limited_by}"
+            data["explained_by"] = hop or f"beyond {path.limited_by}"
         elif tunnel is not None and tunnel.mtu is not None and tunnel.allows is not None and tunnel.mtu > tunnel.allows:
             ev.append(f"{tunnel.device} (MTU {tunnel.mtu}) is larger than its underlay carries ({tunnel.allows}): "
-                      f"probes up to {tunnel.mtu} got through because the host fragments the tunnel's outer packets")
-            title = (f"Path to {p.target}: measured {p.pmtu}, above the predicted {path.mtu}: {tunnel.device} "
+                      f"packets up to {tunnel.mtu} get through because the host fragments the tunnel's outer packets")
+            title = (f"Path to {target}: measured {measured}, above the predicted {path.mtu}: {tunnel.device} "
                      "fragments its outer packets")
             severity = "warning"
             data["explained_by"] = f"{tunnel.device} fragments its outer packets"
         else:
             ev.append("measured above predicted: a device or route on this host is set lower than the path needs")
-            title = f"Path to {p.target}: predicted {path.mtu}, measured {p.pmtu}: {path.limited_by} is set low"
+            title = f"Path to {target}: predicted {path.mtu}, measured {measured}: {path.limited_by} is set low"
             severity = "info"
             data["explained_by"] = path.limited_by
         out.append(Finding("path-predicted-vs-measured", title, ev, "high", severity,
-                           [network.clamp(p.pmtu, p.family)] if severity == "warning" else [], data))
+                           [network.clamp(measured, family)] if severity == "warning" else [], data))
     return out
