@@ -114,3 +114,11 @@ def test_read_lines_form_gives_the_same(module, source, expected):
     items, _ = module.read(lines)
     assert [r.to_dict() for r in items] == json.loads(expected.read_text(encoding="utf-8"))
     assert module.read(["nothing here"]) == ([], [])
+
+
+@pytest.mark.parametrize("name", ["netns-ip-d-link-show.txt", "jp-notes-bridge-ports.txt", "netns-ip-d-s-link-show.txt"])
+def test_paste_clean_up_keeps_ip_link_lines_whole(name):
+    """The splitter's clean-up re-cuts flattened dumps; `ip -d link` lines run long and must stay whole."""
+    from parsers import paste
+    text = (ROOT / "links" / name).read_text(encoding="utf-8")
+    assert "".join(paste.normalize([text])) == text
