@@ -170,3 +170,16 @@ def test_learned_path_mtu_beside_the_prediction():
     assert got["10.20.1.1"].data["explained_by"] == "underlay beyond eth0"
     assert got["10.20.1.1"].data["measured_by"].startswith("learned")
     assert got["10.0.9.2"].data["explained_by"] == "beyond eth0" and got["10.0.9.2"].data["predicted"] == 1500
+
+
+def test_a_stack_from_evidence_tables():
+    from types import SimpleNamespace as Table
+    from toolkit import stack
+    plain = links("netns-ip-addr-show.txt")
+    detailed = links("netns-ip-d-link-show.txt")
+    s = stack.of([Table(kind="links", items=detailed), Table(kind="links", items=plain),
+                  Table(kind="routes", items=list(NETNS_ROUTES)), Table(kind="sockets", items=[])])
+    vx = s.link("vxlan0")
+    assert vx.kind == "vxlan" and vx.remote == "10.0.9.2"            # `ip addr` after `ip -d link` keeps the kind
+    assert s.link("eth0").addresses[0] == "10.0.9.1/24"                # and adds the addresses
+    assert stack.of([Table(kind="sockets", items=[1])]) is None

@@ -44,10 +44,13 @@ class Route:
     family: str = "ipv4"
     cache: bool = False          # a learned route (`ip route show cache`): a path MTU, not a path
 
-    def network(self):
-        if self.dst == "default":
-            return ipaddress.ip_network("::/0" if self.family == "ipv6" else "0.0.0.0/0")
-        return ipaddress.ip_network(self.dst, strict=False)
+
+
+def network_of(route):
+    """The destination network of a route (any record with `dst` and `family`)."""
+    if route.dst == "default":
+        return ipaddress.ip_network("::/0" if route.family == "ipv6" else "0.0.0.0/0")
+    return ipaddress.ip_network(route.dst, strict=False)
 
 
 @dataclass
@@ -108,9 +111,9 @@ class Stack:
 
     def __init__(self, links: Iterable = (), routes: Iterable = (), tunnels: Iterable = (), clamps: Iterable = (),
                  networks: Iterable = ()):
-        self.links: Dict[str, object] = {}
-        for link in links:
-            self.links[link.name] = link
+        from parsers.iplink import merge
+        # one device printed twice (`ip addr` and `ip -d link`) is one: what either says
+        self.links: Dict[str, object] = {link.name: link for link in merge(list(links))}
         # the main table's unicast routes make paths; learned (cached) routes are measurements
         self.routes: List[Route] = [r for r in routes if getattr(r, "type", "unicast") in ("unicast", None, "")
                                     and getattr(r, "table", None) in (None, "main", "254")
@@ -224,7 +227,7 @@ class Stack:
         best, best_len = None, -1
         for r in self.routes:
             try:
-                net = r.network()
+                net = network_of(r)
             except ValueError:
                 continue
             if net.version != ip.version or ip not in net:
@@ -330,6 +333,18 @@ def describe(route) -> str:
     if route.mtu is not None:
         parts += ["mtu", str(route.mtu)]
     return " ".join(parts)
+
+
+def of(evidence: Iterable) -> Optional["Stack"]:
+    """A host's stack from its evidence (the host model's tables: `links`, `routes`,
+    `tunnels`, `networks`, `clamps`), or None when it holds no devices and no routes."""
+    kinds: Dict[str, list] = {}
+    for ev in evidence:
+        kinds.setdefault(ev.kind, []).extend(ev.items)
+    if not kinds.get("links") and not kinds.get("routes"):
+        return None
+    return Stack(kinds.get("links", ()), kinds.get("routes", ()), kinds.get("tunnels", ()), kinds.get("clamps", ()),
+                 kinds.get("networks", ()))
 
 
 def pair_endpoints(hosts: Sequence) -> None:
