@@ -11,11 +11,14 @@ def _stop(signum, frame) -> None:
     sys.exit(128 + signum)
 
 
+# Installed when the console script imports this module, before any of mssdiag's own code
+# runs: until the CLI is loaded an interrupt just ends the run; toolkit.cli.main then
+# installs its own handlers, which let what is being written finish whole.
+signal.signal(signal.SIGINT, _stop)
+signal.signal(signal.SIGTERM, _stop)
+
+
 def main() -> None:
-    # until the CLI is loaded an interrupt just ends the run; toolkit.cli.main then installs
-    # its own handlers, which let what is being written finish whole
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
     from toolkit.cli import main as run
     try:
         run()
