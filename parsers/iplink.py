@@ -26,7 +26,7 @@ from .text import clean as clean_line
 KINDS = ("veth", "bridge", "vxlan", "geneve", "gre", "gretap", "ip6gre", "ip6gretap", "erspan", "ip6erspan",
          "ipip", "sit", "ip6tnl", "vti", "vti6", "xfrm", "wireguard", "vlan", "macvlan", "macvtap", "ipvlan",
          "ipvtap", "tun", "bond", "team", "dummy", "vrf", "ifb", "nlmon", "bareudp", "macsec", "hsr",
-         "netkit", "openvswitch", "ppp", "geneve", "amt", "gtp", "l2tp", "can", "vcan")
+         "netkit", "openvswitch", "ppp", "amt", "gtp", "l2tp", "can", "vcan")
 SLAVE_KINDS = ("bridge_slave", "bond_slave", "vrf_slave", "team_slave")
 # link/TYPE without -d: the kind it implies
 LINK_TYPE_KIND = {"gre": "gre", "gre6": "ip6gre", "ipip": "ipip", "sit": "sit", "tunnel6": "ip6tnl",

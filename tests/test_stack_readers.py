@@ -122,3 +122,24 @@ def test_paste_clean_up_keeps_ip_link_lines_whole(name):
     from parsers import paste
     text = (ROOT / "links" / name).read_text(encoding="utf-8")
     assert "".join(paste.normalize([text])) == text
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+SAMPLES = [p.read_text(encoding="utf-8") for folder in READERS for p in sorted((ROOT / folder).iterdir())
+           if not p.name.endswith((".expected.json", ".md"))]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.integers(0, 10 ** 6), st.integers(0, 400), st.text(max_size=40))
+def test_damaged_inputs_only_ever_raise_parse_error(sample, at, cut, insert):
+    """Any reader on any fixture cut, spliced and mangled: records or ParseError, nothing else."""
+    i = at % (len(sample) + 1)
+    text = sample[:i] + insert + sample[i + cut:]
+    for module in READERS.values():
+        try:
+            module.parse(text)
+        except ParseError:
+            pass
+        module.detect(text)
+        module.read(text.splitlines())
