@@ -11,14 +11,16 @@ import pkgutil
 from types import ModuleType
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from . import evidence as _evidence
 from .base import forget_texts, read_chunk, snapshot
+from .evidence import Evidence
 from .model import COUNTERS, Meta, ParseError, Snapshot
 from .shapes import Shapes, learn, learn_silent, read_alone, split_alone
 from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
 
-_SHARED = {"base", "model", "text", "paste", "shapes", "silent"}
+_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "evidence", "sockets", "iproute", "routecache"}
 
 
 def _discover() -> Dict[str, ModuleType]:
@@ -130,10 +132,20 @@ def _reading(module: ModuleType, note: Optional[str], chunk: Chunk, forced: bool
     return reading
 
 
+def _quiet(text: str) -> List[Tuple[str, float]]:
+    """detect(text), and "evidence" for a text that holds a socket table or routes: what the
+    silent texts' proofs ask (parsers/silent.py, shapes.learn_silent), so such a text is never
+    taken for one no reader reads."""
+    ranked = detect(text)
+    if not ranked and _evidence.present(text) and _evidence.scan(text.split("\n"), text=text):
+        return [("evidence", 1.0)]
+    return ranked
+
+
 def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional[str] = None,
                warn: Callable[[str], None] = lambda message: None,
                skipped: Optional[List[int]] = None, prefer: Optional[str] = None,
-               fast: bool = True) -> Iterator[Snapshot]:
+               fast: bool = True, evidence: Optional[Callable[[Evidence], None]] = None) -> Iterator[Snapshot]:
     """Snapshots from text, a text stream or lines, in constant memory.
 
     The OS is detected per snapshot (a file may mix hosts); a snapshot whose text fits
@@ -145,7 +157,9 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
     Blocks of text that no parser reads are appended to `skipped` (their first line
     numbers) when a list is given, else warned about one by one. Snapshots of a shape
     read twice before are matched whole (parsers/shapes.py); `fast=False` reads every
-    snapshot in full, for the same result.
+    snapshot in full, for the same result. Socket tables and learned routes in the text
+    (parsers/evidence.py) go to `evidence`, each with its source, line, date and prompt
+    host; a block holding one is never "text no parser recognizes".
     """
     forced = get(os) if os else None
     last: Optional[str] = prefer if prefer in REGISTRY else None
@@ -168,7 +182,9 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             warn(f"line {line}: {note}")
 
     notes: List[str] = []
-    for chunk in split(lines, notes, shapes):
+    quiet: list = []
+    found_index = 0
+    for chunk in split(lines, notes, shapes, quiet):
         shape = chunk.fast
         if shape is not None and shape.module is None:
             # a text no parser reads whatever its numbers: skipped where the full path would skip it
@@ -201,7 +217,18 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             chunk.fast = None                   # read it in full
         note = None
         sig = None
+        text = "\n".join(chunk.lines)
+        held = _evidence.scan(chunk.lines, chunk.command, getattr(chunk, "command_line", 0) or chunk.line, text) \
+            if _evidence.present(text) else []
+        for ev in held:
+            ev.source, ev.index, ev.taken_at = source, found_index, chunk.taken_at
+            ev.host = ev.prompt_host = chunk.host
+            found_index += 1
+            if evidence is not None:
+                evidence(ev)
         if forced is not None:
+            if held and not detect(text):
+                continue                        # a socket table or routes alone: no dump to force
             module = forced
         else:
             sig = _signature(chunk)
@@ -209,32 +236,33 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
             if cached is not None:
                 module, note = cached
             else:
-                text = "\n".join(chunk.lines)
-                silent = SILENT if shapes is not None else None
+                silent = SILENT if shapes is not None and not held else None
                 proven = silent is not None and silent.known(text)
                 ranked = [] if proven else detect_cached(text)
                 if proven and chunk.origin is not None and shapes.wants_silent(silent.form(text)):
-                    shape = learn_silent(chunk.origin, chunk.taken_at, chunk.host, chunk.command, sig, detect)
+                    shape = learn_silent(chunk.origin, chunk.taken_at, chunk.host, chunk.command, sig, _quiet)
                     if shape is not None:
                         shapes.add(shape)
                 if not ranked:
                     if silent is not None:
-                        silent.heard(text, detect)
-                    skip(chunk.line, "text with numbers that no parser recognizes")
+                        silent.heard(text, _quiet)
+                    if not held:
+                        skip(chunk.line, "text with numbers that no parser recognizes")
                     continue
                 module, note = _verdict(ranked, last)
                 if len(verdicts) < 256:
                     verdicts[sig] = (module, note)
                 else:
                     sig = None                  # not remembered: no shape for it
-        reading = _reading(module, note, chunk, forced is not None, warn, skip)
+        reading = _reading(module, note, chunk, forced is not None, warn, skip if not held else lambda n, w: None)
         if reading is None:
             continue
         said(note, chunk.line)
         last = module.META.name
         snap = snapshot(module.META, reading, chunk, source, index)
-        # a text that names its own hosts and times (a scrape, an agent's JSON) is read in full
-        if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) \
+        # a text that names its own hosts and times (a scrape, an agent's JSON) is read in full, and so
+        # is one that holds a socket table or routes besides its counters
+        if shapes is not None and chunk.origin is not None and (forced is not None or sig is not None) and not held \
                 and reading.host is None and reading.taken_at is None and not reading.parts \
                 and shapes.wants(chunk.origin, module.META.name, note, forced is not None):
             _learn(shapes, chunk, snap, module, note, sig, forced is not None)
@@ -243,6 +271,14 @@ def iter_parse(lines: Union[str, Iterable[str]], source: str = "-", os: Optional
         for part in reading.parts:
             yield snapshot(module.META, part, chunk, source, index)
             index += 1
+    for line, command, host, stamp in quiet:
+        ev = _evidence.empty(command, line)      # an empty route cache or socket table
+        if ev is not None:
+            ev.source, ev.index, ev.taken_at = source, found_index, stamp.iso() if stamp else None
+            ev.host = ev.prompt_host = host
+            found_index += 1
+            if evidence is not None:
+                evidence(ev)
     for note in notes:
         if index or "mid-line" not in note:   # a cut in a text that gave nothing is no news
             warn(note)
@@ -299,5 +335,5 @@ def parse(text: str, source: str = "-", os: Optional[str] = None,
     return snaps
 
 
-__all__ = ["COUNTERS", "Meta", "ParseError", "Snapshot", "REGISTRY", "names", "get", "detect",
+__all__ = ["COUNTERS", "Meta", "ParseError", "Snapshot", "Evidence", "REGISTRY", "names", "get", "detect",
            "iter_parse", "parse", "Chunk"]

@@ -11,7 +11,7 @@ from typing import List
 
 from ._needs import needs
 from . import base, bsdstyle
-from .model import ALL, TRAFFIC, Meta, Reading
+from .model import ALL, TRAFFIC, Meta, Reading, Signal
 
 
 META = Meta(
@@ -24,6 +24,10 @@ META = Meta(
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragCreates") + TRAFFIC,
     reasm_unit="both",
     fails_unit="fragments",
+    signals=bsdstyle.SIGNALS + (
+        Signal("blackhole", "tcp", "tcp: path MTU discovery terminations due to retransmits", note="AIX stops "
+               "PMTU discovery for a connection whose large segments go unanswered (tcp_pmtu_discover)"),
+    ),
     semantics=(
         "BSD counters: 'fragments received' (ReasmReqds) counts fragments, 'packets reassembled "
         "ok' (ReasmOKs) datagrams. ReasmFails is 'fragments dropped (dup or out of space)', a "
@@ -31,7 +35,8 @@ META = Meta(
         "'output datagrams fragmented' FragOKs, 'fragments created' FragCreates, 'datagrams that "
         "can't be fragmented' FragFails (IPv4 only). AIX keeps 32-bit counters that wrap (real "
         "dumps show more datagrams reassembled than fragments received). netstat -ss prints "
-        "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS),
+        "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS
+        + " " + bsdstyle.SIGNAL_WORDS),
 )
 
 _MARKERS = needs(re.compile(

@@ -5,7 +5,7 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, TYPE_CHECKING, Tuple
 
 from .model import ALL, Meta, ParseError, Reading, Snapshot, to_int
-from .text import Chunk, split
+from .text import DAMAGED, Chunk, split
 
 
 if TYPE_CHECKING:
@@ -108,6 +108,170 @@ def collect(lines: Iterable[str], labels: Dict[str, str], reading: Reading,
     return found
 
 
+# ------------------------------------------------------------------ every counter
+
+Names = Callable[[str, str], Optional[str]]   # (section, label) as printed -> standard name, or None
+
+# `  12 data packets (3456 bytes) retransmitted`: a count first, then words; a value may be
+# grouped by a locale (`1 234 567`), and what is glued to it is kept so to_int refuses it.
+_LEAD = re.compile(r"^(?P<indent> *)(?P<value>\d\S*(?:[ \u00a0\u202f]\d{3}(?![^\s)]))*)[ \t]+"
+                   r"(?P<rest>[A-Za-z(].*?)[ .]*$")
+# `TCPMTUPFail: 3`, `destination unreachable: 5`, `Packets Received = 6268757`
+_NAMED = re.compile(r"^(?P<indent> *)(?P<label>[A-Za-z][^:=]*?)[ \t]*[:=][ \t]*(?P<value>\d\S*)[ \t]*$")
+# `Quick ack mode was activated 4 times`: words, one number, words
+_MIDDLE = re.compile(r"^(?P<indent> *)(?P<a>[A-Za-z][A-Za-z' -]*?)[ \t]+(?P<value>\d[\d,]*)[ \t]+"
+                     r"(?P<b>[A-Za-z][A-Za-z' -]*?)[ .]*$")
+# `    ICMP input histogram:` / `        Input histogram:`: a title for the more indented lines below
+_TITLE = re.compile(r"^(?P<indent> *)(?P<title>[A-Za-z][^:=\d]*?):[ \t]*$")
+# words alone on a line (no number, no colon)
+_HEADING = re.compile(r"^(?P<indent> *)(?P<text>[A-Za-z][^:=\d]*?)[ \t]*$")
+# a kernel field name printed as it is (`TCPMTUPFail`, `InType3`)
+_FIELD_NAME = re.compile(r"[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*")
+# a number standing alone inside the words after the count (`(3456 bytes)`)
+_INNER = re.compile(r"(?<![\w.:/])\d[\d,]*(?![\w.:/])")
+
+
+# MIB objects some stacks print under their own names (Solaris, VOS STCP: RFC 1213, 2011-2013,
+# 2465, 2466): their standard names (model.Counter `name`). A stack's own objects
+# (tcpTimRetrans, icmpInFragNeeded, ipReasmDuplicates ...) have none.
+_MIB = {
+    "ip": ("InReceives", "InHdrErrors", "InAddrErrors", "ForwDatagrams", "InUnknownProtos", "InDiscards",
+           "InDelivers", "OutRequests", "OutDiscards", "OutNoRoutes", "ReasmReqds", "ReasmOKs", "ReasmFails",
+           "FragOKs", "FragFails", "FragCreates", "RoutingDiscards"),
+    "ipv6": ("InReceives", "InHdrErrors", "InTooBigErrors", "InNoRoutes", "InAddrErrors", "InUnknownProtos",
+             "InTruncatedPkts", "InDiscards", "InDelivers", "OutForwDatagrams", "OutRequests", "OutDiscards",
+             "OutNoRoutes", "ReasmReqds", "ReasmOKs", "ReasmFails", "InMcastPkts", "OutMcastPkts"),
+    "tcp": ("ActiveOpens", "PassiveOpens", "AttemptFails", "EstabResets", "CurrEstab", "InSegs", "OutSegs",
+            "RetransSegs", "InErrs", "OutRsts"),
+    "udp": ("InDatagrams", "NoPorts", "InErrors", "OutDatagrams"),
+    "icmp": tuple(d + x for d in ("In", "Out") for x in (
+        "Msgs", "Errors", "DestUnreachs", "TimeExcds", "ParmProbs", "SrcQuenchs", "Redirects", "Echos", "EchoReps",
+        "Timestamps", "TimestampReps", "AddrMasks", "AddrMaskReps")),
+    "icmp6": tuple(d + x for d in ("In", "Out") for x in (
+        "Msgs", "Errors", "DestUnreachs", "TimeExcds", "ParmProblems", "PktTooBigs", "Echos", "EchoReplies",
+        "Redirects")),
+}
+_GROUPS = {"ip": "Ip", "ipv6": "Ip6", "tcp": "Tcp", "udp": "Udp", "icmp": "Icmp", "icmp6": "Icmp6"}
+_IP6_FRAG = {"ipv6OutFragOKs": "Ip6FragOKs", "ipv6OutFragFails": "Ip6FragFails", "ipv6OutFragCreates": "Ip6FragCreates"}
+_MIB_NAME = re.compile(r"(?P<group>ipv6|ip|tcp|udp|icmp6|icmp)(?P<field>[A-Z][A-Za-z0-9]*)")
+
+
+def mib_standard(label: str) -> Optional[str]:
+    """The standard name of a MIB object printed as such (`ipReasmReqds` -> IpReasmReqds), or None."""
+    if label in _IP6_FRAG:
+        return _IP6_FRAG[label]
+    m = _MIB_NAME.fullmatch(label)
+    if m and m["field"] in _MIB[m["group"]]:
+        return _GROUPS[m["group"]] + m["field"]
+    return None
+
+
+class Every:
+    """Every counter of one snapshot as its text shows it, into `reading.counters` (model.Counter).
+
+    OS parsers call `line(section, line)` for each line under a section header (the generic
+    forms: a count first, `label: N` / `label = N`, words around one number, titles such as
+    "Input histogram:" (or words alone on a line) that prefix the lines below them until a
+    count line no more indented than the title) or `add()` for forms
+    of their own (tables, name/value pairs). A count-first line holding more numbers in
+    parentheses (`12 data packets (3456 bytes) retransmitted`) gives one counter per number;
+    a number outside them (`time LRO coalesced 2 packets`) is part of the label. A label seen
+    again in its section under another parent line (macOS nests the same words under
+    "packets sent" and "packets received") is named after that parent ("parent > label"); the
+    same line twice keeps its first value, or none when the two disagree (a warning says so).
+    """
+
+    def __init__(self, reading: Reading, names: Optional[Names] = None):
+        self.reading = reading
+        self.names = names
+        self.at: Dict[Tuple[str, str], int] = {}
+        self.section = None
+        self.title: Optional[Tuple[int, str]] = None   # (indent, title) of a histogram in force
+        self.parents: List[Tuple[int, str]] = []   # (indent, label) of the count lines above
+
+    def add(self, section: str, label: str, value: str, name: Optional[str] = None,
+            parent: Optional[str] = None) -> None:
+        """One counter as printed; its standard name from `names` unless given."""
+        if name is None and self.names is not None:
+            name = self.names(section, label)
+        key = (section, label)
+        if key in self.at:
+            if parent:
+                label = f"{parent} > {label}"
+                key = (section, label)
+            if key in self.at:
+                self._again(key, value)
+                return
+        try:
+            number: Optional[int] = to_int(value)
+        except ParseError:
+            number = None
+            shown = f"value {value!r}"
+            if not any(shown in w for w in self.reading.warnings):
+                self.reading.warnings.append(f"{section}: {label!r}: {shown} is not a whole number; counter left out")
+        self.at[key] = len(self.reading.counters)
+        self.reading.counters.append({"section": section, "label": label, "name": name, "value": number})
+
+    def _again(self, key: Tuple[str, str], value: str) -> None:
+        c = self.reading.counters[self.at[key]]
+        try:
+            same = to_int(value) == c["value"]
+        except ParseError:
+            same = False
+        if not same and c["value"] is not None:
+            c["value"] = None
+            self.reading.warnings.append(f"{key[0]}: {key[1]!r} printed twice with different values: "
+                                         "counter unknown")
+
+    def line(self, section: str, line: str) -> bool:
+        """The counters of one line under `section` (lines are cleaned: tabs are spaces);
+        False when it holds none (a title, prose, a damaged line)."""
+        if section != self.section:
+            self.section, self.title, self.parents = section, None, []
+        if DAMAGED in line:
+            return False
+        m = _TITLE.match(line)
+        if m:
+            self.title = (len(m["indent"]), m["title"])
+            return False
+        m = _LEAD.match(line)
+        if m:
+            indent = len(m["indent"])
+            if self.title is not None and self.title[0] >= indent:
+                self.title = None
+            while self.parents and self.parents[-1][0] >= indent:
+                self.parents.pop()
+            rest = m["rest"]
+            inner = [n for n in _INNER.finditer(rest) if rest.count("(", 0, n.start()) > rest.count(")", 0, n.start())]
+            label = rest
+            for n in reversed(inner):
+                label = label[:n.start()] + "#" + label[n.end():]
+            label = self._titled(" ".join(label.split()))
+            parent = self.parents[-1][1] if self.parents else None
+            self.add(section, label, m["value"], parent=parent)
+            for k, n in enumerate(inner, 2):
+                self.add(section, f"{label} #{k}", n.group(0), parent=parent)
+            self.parents.append((indent, label))
+            return True
+        m = _NAMED.match(line) or _MIDDLE.match(line)
+        if m is None:
+            m = _HEADING.match(line)
+            if m:        # Junos `Input Histogram`, FreeBSD `source addresses of same scope`: a title
+                self.title = (len(m["indent"]), " ".join(m["text"].split()))
+            return False
+        label = m["label"] if "label" in m.re.groupindex else f"{m['a']} # {m['b']}"
+        self.add(section, self._titled(" ".join(label.split())), m["value"],
+                 parent=self.parents[-1][1] if self.parents else None)
+        return True
+
+    def _titled(self, label: str) -> str:
+        """A histogram's line under its title ("Input histogram: echo reply"); a field name
+        printed as it is (`Icmp6OutType143: 1` among net-tools' histogram lines) is not."""
+        if self.title is None or _FIELD_NAME.fullmatch(label):
+            return label
+        return f"{self.title[1]}: {label}"
+
+
 def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int) -> Snapshot:
     def full(values: Optional[Counters], reported: Tuple[str, ...]) -> Optional[Counters]:
         if values is None:
@@ -120,6 +284,7 @@ def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int
         taken_at=reading.taken_at or chunk.taken_at, host=host, prompt_host=host,
         ipv4=full(reading.ipv4, meta.ipv4), ipv6=full(reading.ipv6, meta.ipv6),
         raw=reading.raw, warnings=reading.warnings, line=chunk.line, forwarding=reading.forwarding,
+        counters=reading.counters,
     )
 
 

@@ -27,7 +27,7 @@ from typing import List
 
 from ._needs import needs
 from . import base, bsdstyle
-from .model import ALL, Meta, Reading
+from .model import ALL, Meta, Reading, Signal
 
 
 META = Meta(
@@ -41,6 +41,13 @@ META = Meta(
     ipv6=ALL,
     reasm_unit="both",
     fails_unit="fragments",
+    signals=bsdstyle.SIGNALS + (
+        Signal("blackhole", "tcp", "tcp: Path MTU discovery black hole detection activations", note="FreeBSD: "
+               "connections whose MSS the stack lowered after retransmissions (net.inet.tcp.pmtud_blackhole_detection)"),
+        Signal("blackhole", "tcp", "tcp: Path MTU discovery black hole detection activation"),
+        Signal("blackhole", "tcp", "tcp: time PMTU Blackhole detection, size reverted", note="macOS: times the "
+               "black-hole detection set the segment size back after lowering it"),
+    ),
     semantics=(
         "Counts both: 'fragments received' (ReasmReqds) goes up once per fragment, 'packets "
         "reassembled ok' (ReasmOKs) once per datagram rebuilt. ReasmFails is the number of "
@@ -53,7 +60,8 @@ META = Meta(
         "'output datagrams fragmented' is FragOKs, 'fragments created' FragCreates, 'datagrams "
         "that can't be fragmented' FragFails. netstat -ss prints non-zero lines only, so inside "
         "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null. "
-        "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS),
+        "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS
+        + " " + bsdstyle.SIGNAL_WORDS),
 )
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX

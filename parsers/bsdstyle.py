@@ -21,8 +21,8 @@ import re
 from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from ._needs import needs
-from .base import COUNT_FIRST, OncePerText, Repeats, value_of
-from .model import ALL, Reading
+from .base import COUNT_FIRST, Every, OncePerText, Repeats, value_of
+from .model import ALL, Reading, Signal
 from .text import damaged
 
 
@@ -124,6 +124,66 @@ def score(text: str, marker: Optional["re.Pattern[str]"], marked: float, offset:
     return generic + offset
 
 
+# Standard names of the lines that are exactly an IP-MIB / ICMP-MIB object (model.Counter
+# `name`). ReasmFails and ReasmTimeout are not among them: the BSD lines count fragments
+# dropped, the MIB objects failed reassemblies.
+_IP_NAMES = {"total packets received": "InReceives", "total packet received": "InReceives",
+             "fragments received": "ReasmReqds", "fragment received": "ReasmReqds",
+             "packets reassembled ok": "ReasmOKs", "packet reassembled ok": "ReasmOKs",
+             "output datagrams fragmented": "FragOKs", "output datagram fragmented": "FragOKs",
+             "fragments created": "FragCreates", "fragment created": "FragCreates",
+             "datagrams that can't be fragmented": "FragFails", "datagram that can't be fragmented": "FragFails",
+             "packets forwarded": "ForwDatagrams", "packet forwarded": "ForwDatagrams",
+             "packets for this host": "InDelivers", "packet for this host": "InDelivers",
+             "packets sent from this host": "OutRequests", "packet sent from this host": "OutRequests",
+             "packets forwarded (# packets fast forwarded)": "ForwDatagrams",
+             "packet forwarded (# packet fast forwarded)": "ForwDatagrams"}
+_ICMP_NAMES = {"input histogram: destination unreachable": "InDestUnreachs",
+               "output histogram: destination unreachable": "OutDestUnreachs"}
+_ICMP6_NAMES = {"input histogram: packet too big": "InPktTooBigs", "input histogram: packets too big": "InPktTooBigs",
+                "output histogram: packet too big": "OutPktTooBigs", "output histogram: packets too big": "OutPktTooBigs",
+                "input histogram: destination unreachable": "InDestUnreachs",
+                "output histogram: destination unreachable": "OutDestUnreachs"}
+
+
+# What the family's counters say for triage (model.SIGNALS): the ICMP histograms count every
+# destination unreachable (frag-needed is one code of it); singular and plural forms both.
+SIGNALS = (
+    Signal("ptb-in", "ipv4", "IcmpInDestUnreachs", False, "every ICMP destination unreachable received "
+           "('Input histogram: destination unreachable'); 'fragmentation needed' is one code of it", "icmp"),
+    Signal("ptb-in", "ipv6", "Icmp6InPktTooBigs", note="icmp6 'Input histogram: packet too big'", zero_in="icmp6"),
+    Signal("ptb-out", "ipv4", "IcmpOutDestUnreachs", False, "every ICMP destination unreachable sent "
+           "('Output histogram: destination unreachable')", "icmp"),
+    Signal("ptb-out", "ipv6", "Icmp6OutPktTooBigs", note="icmp6 'Output histogram: packet too big'", zero_in="icmp6"),
+    Signal("rto", "tcp", "tcp: retransmit timeouts", zero_in="tcp"),
+    Signal("rto", "tcp", "tcp: retransmit timeout"),
+    Signal("retrans", "tcp", "tcp: data packets (# bytes) retransmitted"),
+    Signal("retrans", "tcp", "tcp: data packet (# byte) retransmitted"),
+    Signal("retrans", "tcp", "tcp: data packets retransmitted (# bytes)"),
+    Signal("segs-out", "tcp", "tcp: packets sent"),
+    Signal("segs-out", "tcp", "tcp: packet sent"),
+)
+SIGNAL_WORDS = ("An ICMP histogram prints only the types it saw: one not shown in a printed icmp: section is 0.")
+
+
+def standard(section: str, label: str) -> Optional[str]:
+    """The standard name of a BSD-style line, where it is exactly a MIB object."""
+    sec, key = section.lower(), label.lower()
+    if sec in IPV4_SECTIONS:
+        name = _IP_NAMES.get(key)
+        return "Ip" + name if name else None
+    if sec in IPV6_SECTIONS:
+        name = _IP_NAMES.get(key)
+        return "Ip6" + ("OutForwDatagrams" if name == "ForwDatagrams" else name) if name else None
+    if sec == "icmp":
+        name = _ICMP_NAMES.get(key)
+        return "Icmp" + name if name else None
+    if sec in ("icmp6", "icmpv6"):
+        name = _ICMP6_NAMES.get(key)
+        return "Icmp6" + name if name else None
+    return None
+
+
 def _match(label: str, table: Labels) -> Optional[Tuple[str, int]]:
     """(counter, index of the table entry) for a label: singular and plural forms of one
     line share the entry, so they are one line printed twice, never two lines summed."""
@@ -155,22 +215,26 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     any_header = False
     family: Optional[str] = None
     section_name = ""
+    every = Every(reading, standard)
+    section: Optional[str] = None           # the section every counter of a line is in
     for line in lines:
         if line.rstrip().endswith(":") and damaged(line):
             # a section header we cannot read: its lines belong to no section we know
             if family is not None:
                 broken[family] = True
-            any_header, family = True, None
+            any_header, family, section = True, None, None
             continue
         m = SECTION.match(line)
         if m:
             name = m["name"].lower()
-            section_name = m["name"]
+            section_name = section = m["name"]
             any_header = True
             family = "ipv4" if name in IPV4_SECTIONS else "ipv6" if name in IPV6_SECTIONS else None
             if family is not None:
                 headed[family] = True
             continue
+        if section is not None:
+            every.line(section, line)
         if any_header and family is None:
             continue
         if damaged(line):

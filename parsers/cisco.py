@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
 from . import base
-from .model import Meta, Reading
+from .model import Meta, Reading, Signal
 from .text import DAMAGED
 
 
@@ -38,6 +38,14 @@ META = Meta(
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates",
           "InReceives", "InDelivers", "OutRequests", "ForwDatagrams"),
     reasm_unit="both",
+    signals=(
+        Signal("ptb-in", "ipv4", "IcmpInDestUnreachs", False, "ICMP statistics 'Rcvd: unreachable': every "
+               "destination unreachable received"),
+        Signal("ptb-out", "ipv4", "IcmpOutDestUnreachs", False, "'Sent: unreachable': every destination "
+               "unreachable sent (the router's 'fragmentation needed' among them)"),
+        Signal("ptb-in", "ipv6", "Icmp6InPktTooBigs", note="show ipv6 traffic, ICMP 'Rcvd: too big'"),
+        Signal("ptb-out", "ipv6", "Icmp6OutPktTooBigs", note="ICMP 'Sent: too big'"),
+    ),
     semantics=(
         "IPv4 'Frags:' line: 'reassembled' is datagrams put back together (ReasmOKs), 'timeouts' the "
         "reassemblies given up when the timer expired (ReasmTimeout, a count), 'couldn't reassemble' "
@@ -122,7 +130,90 @@ def _family(name: str) -> Optional[str]:
     return "other"
 
 
+# ------------------------------------------------------------------ every counter
+
+_INNER_SUB = re.compile(r"(?:^|(?<=[\s,]))(?P<sub>[a-z][a-z ]*?):[ \t]*(?=[0-9])")     # ICMPv6 `unreach: 0 routing, ...`
+_GLUED_DIGITS = re.compile(r"[0-9]+(?=[\s,;]|$)")
+_ICMP_NAMES = {("rcvd", "unreachable"): "IcmpInDestUnreachs", ("sent", "unreachable"): "IcmpOutDestUnreachs"}
+_ICMP6_NAMES = {("rcvd", "too big"): "Icmp6InPktTooBigs", ("sent", "too big"): "Icmp6OutPktTooBigs"}
+
+
+def _standard(family: str, section: str, sub: str, label: str) -> Optional[str]:
+    kind = section.lower()
+    if kind.startswith(("ip ", "ipv4 ", "ipv6 ", "control processor ip")):
+        name = _MAP.get((family, sub, label.lower()))
+        if name is None:
+            return None
+        if family == "ipv6":
+            return "Ip6" + ("OutForwDatagrams" if name == "ForwDatagrams" else name)
+        return "Ip" + name
+    if kind.startswith("icmp"):
+        return (_ICMP6_NAMES if family == "ipv6" else _ICMP_NAMES).get((sub, label.lower()))
+    return None
+
+
+def _every(lines: List[str], reading: Reading) -> None:
+    """Every counter (reading.counters): each `N words` of each sub-heading (`Rcvd: 17780 total`
+    is "Rcvd: total") of every section (IP, ICMP, UDP, TCP, OSPF, ARP ...). The sections that
+    follow `IPv6 statistics:` (show ipv6 traffic) and share a name with show ip traffic's are
+    told apart by that parent ("IPv6 > Rcvd: input")."""
+    every = base.Every(reading)
+    section = None
+    family = "ipv4"
+    sub = ""
+    inner, inner_at = "", -1          # `unreach:` and the column of its first value: its continuation lines
+    for line in lines:
+        m = _SECTION.match(line)
+        if m:
+            section, sub, inner = line[:m.end()].strip(" \t>").rstrip(":"), "", ""
+            if _family(m["name"]) in ("ipv4", "ipv6"):
+                family = _family(m["name"])
+            line = line[m.end():]
+        if section is None or DAMAGED in line:
+            continue
+        parent = "IPv6" if family == "ipv6" else None
+        pos = 0
+        segments: List[Tuple[str, str]] = []
+        for s in _SUB.finditer(line):
+            segments.append((sub, line[pos:s.start()]))
+            sub = s["sub"].lower()
+            pos = s.end()
+        segments.append((sub, line[pos:]))
+        for seg_sub, text in segments:
+            head = seg_sub.title() + ": " if seg_sub else ""
+            into = _FRAGMENTED_INTO.search(text) if family == "ipv6" and seg_sub == "sent" else None
+            if into:
+                label = head + "fragmented into # fragments" + (", # failed" if into["fails"] is not None else "")
+                for k, (key, name) in enumerate((("oks", "Ip6FragOKs"), ("creates", "Ip6FragCreates"),
+                                                 ("fails", "Ip6FragFails")), 1):
+                    if into[key] is not None:
+                        every.add(section, label + (f" #{k}" if k > 1 else ""), into[key], name, parent=parent)
+                text = text[:into.start()] + text[into.end():]
+            if inner and len(line) - len(line.lstrip()) != inner_at:
+                inner = ""
+            at = 0
+            for p in _PAIR.finditer(text):
+                for i in _INNER_SUB.finditer(text, at, p.start() + 1):
+                    inner, inner_at = i["sub"] + ": ", line.find(text) + i.end()
+                at = p.end()
+                label = " ".join(p["label"].split()).replace("\u2019", "'")
+                glued = _GLUED_DIGITS.match(text, p.end("label"))
+                if glued and label[-1:].isalpha():
+                    label += glued.group(0)     # `bad embedded ipv6`
+                before = text[:p.start()].rstrip()
+                if before[-1:].isdigit():
+                    continue            # glued to the number before it: the value is not certain
+                every.add(section, head + inner + label, p["value"],
+                          _standard(family, section, seg_sub, label) if not inner else None, parent=parent)
+
+
 def read(lines: List[str]) -> Reading:
+    reading = _read(lines)
+    _every(lines, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="show ip traffic", ipv4=None)
     found: Dict[str, Dict[str, Optional[int]]] = {}
     family: Optional[str] = None

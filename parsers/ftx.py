@@ -25,6 +25,7 @@ META = Meta(
     ipv4=("ReasmReqds", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="fragments",
     fails_unit="fragments",
+    signals=bsdstyle.SIGNALS,
     semantics=(
         "Reassembly is counted in one number only, 'fragments received' (ReasmReqds), and its "
         "unit depends on the release, which the text does not show: FTX 2.4 and 3.3 count "

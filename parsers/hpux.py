@@ -33,6 +33,7 @@ META = Meta(
     ipv6=("ReasmReqds", "ReasmFails") + TRAFFIC,
     reasm_unit="datagrams",
     fails_unit="fragments",
+    signals=bsdstyle.SIGNALS,
     semantics=(
         "Counts only reassembled datagrams although the line says 'fragments received' "
         "(seed 004, Figure 6f, HP-UX 11.00): that number goes to ReasmReqds as the IP-MIB "
@@ -42,7 +43,7 @@ META = Meta(
         "line (ReasmOKs null) and no outgoing fragmentation lines (FragOKs, FragFails, "
         "FragCreates null). ReasmFails is 'fragments dropped (dup or out of space)' (IPv6: "
         "'fragments dropped'); 'fragments dropped after timeout' is ReasmTimeout, a count. "
-        "HP-UX prints every line, zeros included." + " " + bsdstyle.TRAFFIC_WORDS),
+        "HP-UX prints every line, zeros included." + " " + bsdstyle.TRAFFIC_WORDS + " " + bsdstyle.SIGNAL_WORDS),
 )
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmFails", r"fragments? dropped"))

@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
 from . import base
+from .text import DAMAGED
 from .model import Meta, Reading
 
 
@@ -105,7 +106,42 @@ def detect(text: str) -> float:
     return 0.4 if _DETECT_V4_WEAK.search(text) else 0.0
 
 
+def _every(lines: List[str], reading: Reading) -> None:
+    """Every counter (reading.counters): each `label value` pair under its group as printed
+    (`Input:`, `Fragment:`, `Sent packets:`, `Extension header:`, `filter:` ...: the section)."""
+    every = base.Every(reading)
+    group = None
+    for line in lines:
+        if DAMAGED in line:
+            continue
+        pos = 0
+        segments: List[Tuple[Optional[str], str]] = []
+        for g in _GROUP.finditer(line):
+            segments.append((group, line[pos:g.start()]))
+            group = " ".join(g["group"].split())
+            pos = g.end()
+        segments.append((group, line[pos:]))
+        for grp, text in segments:
+            if grp is None:
+                continue
+            for p in _PAIR.finditer(text):
+                label = " ".join(p["label"].split())
+                hit = _MAP.get((grp.lower(), label.lower()))
+                name = None
+                if hit is not None:
+                    family, counter = hit
+                    name = ("Ip6" + ("OutForwDatagrams" if counter == "ForwDatagrams" else counter)
+                            if family == "ipv6" else "Ip" + counter)
+                every.add(grp, label, p["value"], name)
+
+
 def read(lines: List[str]) -> Reading:
+    reading = _read(lines)
+    _every(lines, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="display ip statistics", ipv4=None)
     found: Dict[str, Dict[str, Optional[int]]] = {}
     group = ""

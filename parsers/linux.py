@@ -44,7 +44,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
 from . import base
-from .model import ALL, Meta, Reading
+from .model import ALL, Meta, Reading, Signal
 from .text import DAMAGED
 from .text import damaged
 
@@ -60,6 +60,22 @@ META = Meta(
     ipv6=ALL,
     reasm_unit="both",
     timeout_unit="datagrams",
+    signals=(
+        Signal("ptb-in", "ipv4", "IcmpInDestUnreachs", False, "every ICMP destination unreachable received; Linux "
+               "keeps no count of 'fragmentation needed' alone (IcmpMsgInType3 counts the same type)", "Icmp"),
+        Signal("ptb-in", "ipv6", "Icmp6InPktTooBigs", zero_in="Icmp6"),
+        Signal("ptb-out", "ipv4", "IcmpOutDestUnreachs", False, "every ICMP destination unreachable sent (port "
+               "and host unreachables too)", "Icmp"),
+        Signal("ptb-out", "ipv6", "Icmp6OutPktTooBigs", zero_in="Icmp6"),
+        Signal("rto", "tcp", "TcpExtTCPTimeouts", note="retransmission timer expiries, TCP over IPv4 and IPv6",
+               zero_in="TcpExt"),
+        Signal("retrans", "tcp", "TcpRetransSegs"),
+        Signal("segs-out", "tcp", "TcpOutSegs"),
+        Signal("mtup-fail", "tcp", "TcpExtTCPMTUPFail", note="PLPMTUD probes lost: the search came down "
+               "(net.ipv4.tcp_mtu_probing 1 or 2)", zero_in="TcpExt"),
+        Signal("mtup-success", "tcp", "TcpExtTCPMTUPSuccess", note="PLPMTUD probes acknowledged: a larger MSS "
+               "confirmed", zero_in="TcpExt"),
+    ),
     semantics=(
         "Counts both, like STCP (seed Fig. 6g: 15 reassemblies required, 5 packets reassembled ok): "
         "ReasmReqds goes up once per fragment received, ReasmOKs once per datagram reassembled. "
@@ -378,7 +394,236 @@ def _nstat_json(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Opt
     return out4, out6
 
 
+# -------------------------------------------------------------------- every counter
+
+# net-tools statistics.c: the words it prints for each kernel field (2.x, and the 1.60
+# wordings real dumps show: "segments send out", "segments retransmited", "active connections
+# openings"), per section; a field it has no words for it prints as `Field: N`. The ICMP
+# histogram lines are under their title ("ICMP input histogram: destination unreachable").
+_NET_TOOLS = {
+    "Ip": (("DefaultTTL", "Default TTL is #"), ("ForwDatagrams", "forwarded"),
+           ("FragCreates", "fragments created"), ("FragFails", "outgoing packets failed fragmentation"),
+           ("FragFails", "fragments failed"), ("FragOKs", "outgoing packets fragmented ok"),
+           ("FragOKs", "fragments received ok"), ("InAddrErrors", "with invalid addresses"),
+           ("InDelivers", "incoming packets delivered"), ("InDiscards", "incoming packets discarded"),
+           ("InHdrErrors", "with invalid headers"), ("InReceives", "total packets received"),
+           ("InUnknownProtos", "with unknown protocol"), ("OutDiscards", "outgoing packets dropped"),
+           ("OutNoRoutes", "dropped because of missing route"), ("OutRequests", "requests sent out"),
+           ("ReasmFails", "packet reassemblies failed"), ("ReasmFails", "packet reassembles failed"),
+           ("ReasmOKs", "packets reassembled ok"), ("ReasmReqds", "reassemblies required"),
+           ("ReasmTimeout", "fragments dropped after timeout")),
+    "Icmp": (("InAddrMaskReps", "ICMP input histogram: address mask replies"),
+             ("InAddrMasks", "ICMP input histogram: address mask request"),
+             ("InDestUnreachs", "ICMP input histogram: destination unreachable"),
+             ("InEchoReps", "ICMP input histogram: echo replies"),
+             ("InEchos", "ICMP input histogram: echo requests"), ("InErrors", "input ICMP message failed"),
+             ("InMsgs", "ICMP messages received"), ("InParmProbs", "ICMP input histogram: wrong parameters"),
+             ("InRedirects", "ICMP input histogram: redirects"),
+             ("InSrcQuenchs", "ICMP input histogram: source quenches"),
+             ("InTimeExcds", "ICMP input histogram: timeout in transit"),
+             ("InTimestampReps", "ICMP input histogram: timestamp reply"),
+             ("InTimestamps", "ICMP input histogram: timestamp request"),
+             ("OutAddrMaskReps", "ICMP output histogram: address mask replies"),
+             ("OutAddrMasks", "ICMP output histogram: address mask requests"),
+             ("OutDestUnreachs", "ICMP output histogram: destination unreachable"),
+             ("OutEchoReps", "ICMP output histogram: echo replies"),
+             ("OutEchos", "ICMP output histogram: echo requests"), ("OutErrors", "ICMP messages failed"),
+             ("OutMsgs", "ICMP messages sent"), ("OutParmProbs", "ICMP output histogram: wrong parameters"),
+             ("OutRedirects", "ICMP output histogram: redirect"),
+             ("OutSrcQuenchs", "ICMP output histogram: source quench"),
+             ("OutTimeExcds", "ICMP output histogram: time exceeded"),
+             ("OutTimestampReps", "ICMP output histogram: timestamp replies"),
+             ("OutTimestamps", "ICMP output histogram: timestamp requests")),
+    "Tcp": (("ActiveOpens", "active connection openings"), ("ActiveOpens", "active connections openings"),
+            ("AttemptFails", "failed connection attempts"), ("CurrEstab", "connections established"),
+            ("EstabResets", "connection resets received"), ("InErrs", "bad segments received"),
+            ("InSegs", "segments received"), ("OutRsts", "resets sent"), ("OutSegs", "segments sent out"),
+            ("OutSegs", "segments send out"), ("PassiveOpens", "passive connection openings"),
+            ("RetransSegs", "segments retransmitted"), ("RetransSegs", "segments retransmited")),
+    "Udp": (("InDatagrams", "packets received"), ("InErrors", "packet receive errors"),
+            ("NoPorts", "packets to unknown port received"), ("OutDatagrams", "packets sent"),
+            ("RcvbufErrors", "receive buffer errors"), ("SndbufErrors", "send buffer errors")),
+    "TcpExt": (("DelayedACKLocked", "delayed acks further delayed because of locked socket"),
+               ("DelayedACKLost", "Quick ack mode was activated # times"), ("DelayedACKs", "delayed acks sent"),
+               ("EmbryonicRsts", "resets received for embryonic SYN_RECV sockets"),
+               ("ListenDrops", "SYNs to LISTEN sockets dropped"),
+               ("ListenOverflows", "times the listen queue of a socket overflowed"),
+               ("LockDroppedIcmps", "ICMP packets dropped because socket was locked"),
+               ("OfoPruned", "packets dropped from out-of-order queue because of socket buffer overrun"),
+               ("OutOfWindowIcmps", "ICMP packets dropped because they were out-of-window"),
+               ("PAWSActive", "active connections rejected because of time stamp"),
+               ("PAWSEstab", "packetes rejected in established connections because of timestamp"),
+               ("PAWSEstab", "packets rejects in established connections because of timestamp"),
+               ("PAWSPassive", "passive connections rejected because of time stamp"),
+               ("PruneCalled", "packets pruned from receive queue because of socket buffer overrun"),
+               ("RcvPruned", "packets pruned from receive queue"),
+               ("SockMallocOOM", "Ran # times out of system memory during packet sending"),
+               ("SyncookiesFailed", "invalid SYN cookies received"), ("SyncookiesRecv", "SYN cookies received"),
+               ("SyncookiesSent", "SYN cookies sent"), ("TCPAbortFailed", "times unable to send RST due to no memory"),
+               ("TCPAbortOnClose", "connections reset due to early user close"),
+               ("TCPAbortOnData", "connections reset due to unexpected data"),
+               ("TCPAbortOnLinger", "connections aborted after user close in linger timeout"),
+               ("TCPAbortOnMemory", "connections aborted due to memory pressure"),
+               ("TCPAbortOnSyn", "connections reset due to unexpected SYN"),
+               ("TCPAbortOnTimeout", "connections aborted due to timeout"),
+               ("TCPDirectCopyFromBacklog", "bytes directly in process context from backlog"),
+               ("TCPDirectCopyFromPrequeue", "bytes directly received in process context from prequeue"),
+               ("TCPDSACKOfoRecv", "DSACKs for out of order packets received"),
+               ("TCPDSACKOfoSent", "DSACKs sent for out of order packets"),
+               ("TCPDSACKOldSent", "DSACKs sent for old packets"), ("TCPDSACKRecv", "DSACKs received"),
+               ("TCPDSACKUndo", "congestion windows recovered without slow start by DSACK"),
+               ("TCPFACKReorder", "Detected reordering # times using FACK"),
+               ("TCPFastRetrans", "fast retransmits"), ("TCPForwardRetrans", "forward retransmits"),
+               ("TCPFullUndo", "congestion windows fully recovered without slow start"),
+               ("TCPHPAcks", "predicted acknowledgments"), ("TCPHPHits", "packet headers predicted"),
+               ("TCPHPHits", "packets header predicted"),
+               ("TCPHPHitsToUser", "packet headers predicted and directly queued to user"),
+               ("TCPLossFailures", "timeouts in loss state"), ("TCPLoss", "TCP data loss events"),
+               ("TCPLossUndo", "congestion windows recovered without slow start after partial ack"),
+               ("TCPLostRetransmit", "retransmits lost"), ("TCPMemoryPressures", "TCP ran low on memory # times"),
+               ("TCPPartialUndo", "congestion windows partially recovered using Hoe heuristic"),
+               ("TCPPrequeued", "packets directly queued to recvmsg prequeue"),
+               ("TCPPrequeueDropped", "packets dropped from prequeue"),
+               ("TCPPureAcks", "acknowledgments not containing data payload received"),
+               ("TCPRcvCollapsed", "packets collapsed in receive queue due to low socket buffer"),
+               ("TCPRenoFailures", "timeouts after reno fast retransmit"),
+               ("TCPRenoRecoveryFail", "classic Reno fast retransmits failed"),
+               ("TCPRenoRecovery", "times recovered from packet loss due to fast retransmit"),
+               ("TCPRenoReorder", "Detected reordering # times using reno fast retransmit"),
+               ("TCPSackFailures", "timeouts after SACK recovery"),
+               ("TCPSackRecoveryFail", "SACK retransmits failed"),
+               ("TCPSackRecovery", "times recovered from packet loss by selective acknowledgements"),
+               ("TCPSACKReneging", "bad SACK blocks received"),
+               ("TCPSACKReorder", "Detected reordering # times using SACK"),
+               ("TCPSchedulerFailed", "times receiver scheduled too late for direct processing"),
+               ("TCPSlowStartRetrans", "retransmits in slow start"), ("TCPTimeouts", "other TCP timeouts"),
+               ("TCPTSReorder", "Detected reordering # times using time stamp"),
+               ("TWKilled", "TCP sockets finished time wait in slow timer"),
+               ("TW", "TCP sockets finished time wait in fast timer"),
+               ("TWRecycled", "time wait sockets recycled by time stamp")),
+}
+_NET_TOOLS["Ip6"] = tuple(("Ip6" + f, w) for f, w in _NET_TOOLS["Ip"] if f not in ("DefaultTTL", "ForwDatagrams")) + (
+    ("Ip6InMcastPkts", "incoming multicast packets"), ("Ip6InNoRoutes", "incoming packets with no route"),
+    ("Ip6InTooBigErrors", "with packets too big"), ("Ip6InTruncatedPkts", "with truncated packets"),
+    ("Ip6OutForwDatagrams", "forwarded"), ("Ip6OutMcastPkts", "outgoing multicast packets"))
+_NET_TOOLS["Icmp6"] = (
+    ("Icmp6InDestUnreachs", "ICMP input histogram: destination unreachable"),
+    ("Icmp6InEchoReplies", "ICMP input histogram: echo replies"), ("Icmp6InEchos", "ICMP input histogram: echo requests"),
+    ("Icmp6InErrors", "input ICMP message failed"),
+    ("Icmp6InGroupMembQueries", "ICMP input histogram: group member queries"),
+    ("Icmp6InGroupMembReductions", "ICMP input histogram: group member reductions"),
+    ("Icmp6InGroupMembResponses", "ICMP input histogram: group member responses"),
+    ("Icmp6InMsgs", "ICMP messages received"),
+    ("Icmp6InNeighborAdvertisements", "ICMP input histogram: neighbour advertisement"),
+    ("Icmp6InNeighborSolicits", "ICMP input histogram: neighbour solicits"),
+    ("Icmp6InParmProblems", "ICMP input histogram: parameter problem"),
+    ("Icmp6InPktTooBigs", "ICMP input histogram: packets too big"),
+    ("Icmp6InRedirects", "ICMP input histogram: redirects"),
+    ("Icmp6InRouterAdvertisements", "ICMP input histogram: router advertisement"),
+    ("Icmp6InRouterSolicits", "ICMP input histogram: router solicits"),
+    ("Icmp6InTimeExcds", "ICMP input histogram: received ICMPv6 time exceeded"),
+    ("Icmp6OutDestUnreachs", "ICMP output histogram: destination unreachable"),
+    ("Icmp6OutEchoReplies", "ICMP output histogram: echo replies"),
+    ("Icmp6OutEchos", "ICMP output histogram: echo requests"),
+    ("Icmp6OutGroupMembQueries", "ICMP output histogram: group member queries"),
+    ("Icmp6OutGroupMembReductions", "ICMP output histogram: group member reductions"),
+    ("Icmp6OutGroupMembResponses", "ICMP output histogram: group member responses"),
+    ("Icmp6OutMsgs", "ICMP messages sent"),
+    ("Icmp6OutNeighborAdvertisements", "ICMP output histogram: neighbor advertisements"),
+    ("Icmp6OutNeighborSolicits", "ICMP output histogram: neighbor solicits"),
+    ("Icmp6OutParmProblems", "ICMP output histogram: parameter problem"),
+    ("Icmp6OutPktTooBigs", "ICMP output histogram: packets too big"),
+    ("Icmp6OutRedirects", "ICMP output histogram: redirects"),
+    ("Icmp6OutRouterAdvertisements", "ICMP output histogram: router advertisement"),
+    ("Icmp6OutRouterSolicits", "ICMP output histogram: router solicits"),
+    ("Icmp6OutTimeExcds", "ICMP output histogram: sent ICMPv6 time exceeded"))
+_NET_TOOLS["Udp6"] = tuple(("Udp6" + f, w) for f, w in _NET_TOOLS["Udp"] if f in ("InDatagrams", "InErrors", "NoPorts",
+                                                                                  "OutDatagrams"))
+_NET_TOOLS["Tcp6"] = _NET_TOOLS["Tcp"]
+_WORDS = {section: {words.lower(): (field if field.startswith(section) and section.endswith("6")
+                                    else ("Tcp" if section == "Tcp6" else section) + field)
+                    for field, words in entries}
+          for section, entries in _NET_TOOLS.items()}
+_FIELD = re.compile(r"[A-Z][A-Za-z0-9]*")
+# nstat / snmp6 / nstat -j names: a kernel group, then the field
+_GROUP = re.compile(r"(?:Ip6|IpExt|Ip|Icmp6|IcmpMsg|Icmp|TcpExt|Tcp|UdpLite6|UdpLite|Udp6|Udp|MPTcpExt|Sctp"
+                    r"|TlsInfo|Xfrm)(?=[A-Z])")
+# settings the kernel prints among its counters (/proc/net/snmp, nstat, net-tools' `Forwarding: 2`)
+_SETTINGS = frozenset(("IpForwarding", "IpDefaultTTL", "TcpRtoAlgorithm", "TcpRtoMin", "TcpRtoMax", "TcpMaxConn"))
+_KERNEL_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)[ \t]+(?P<value>\S+)(?:[ \t]+\S+)?[ \t]*$")
+
+
+def _standard(section: str, label: str) -> Optional[str]:
+    """The nstat name of a net-tools line (model.Counter `name`), or None."""
+    words = _WORDS.get(section)
+    if words is not None:
+        field = words.get(label.lower())
+        if field is not None:
+            return field
+    if _FIELD.fullmatch(label):      # net-tools' `Field: N` for a field it has no words for
+        return label if label.startswith(section) else section + label
+    return None
+
+
+class _Counters(base.Every):
+    """base.Every without the settings (_SETTINGS) the kernel prints among its counters."""
+
+    def add(self, section, label, value, name=None, parent=None) -> None:
+        if name is None and self.names is not None:
+            name = self.names(section, label)
+        if name not in _SETTINGS:
+            super().add(section, label, value, name, parent)
+
+
+def _every(lines: List[str], reading: Reading) -> None:
+    """Every counter of every form (reading.counters): net-tools sections, /proc/net/snmp and
+    /proc/net/netstat tables, /proc/net/snmp6, nstat and nstat -j name/value lines."""
+    every = _Counters(reading, _standard)
+    section: Optional[str] = None
+    header: Optional[Tuple[str, List[str]]] = None
+    for line in lines:
+        if '"' in line:
+            for m in _JSON_PAIR.finditer(line):
+                g = _GROUP.match(m["name"])
+                if g:
+                    every.add(g.group(0), m["name"], m["value"], name=m["name"])
+            continue
+        h = _SNMP_HEADER.match(line)
+        if h:
+            header, section = (h["group"], h["names"].split()), None
+            continue
+        v = _SNMP_VALUES.match(line)
+        if v and header is not None and v["group"] == header[0]:
+            group, names = header
+            header = None
+            values = v["values"].split()
+            if len(values) == len(names):
+                for col, value in zip(names, values):
+                    every.add(group, col, value, name=group + col)
+            continue
+        header = None
+        if line.endswith(":"):
+            m = _SECTION.match(line)
+            if m and (m["name"] in _LINUX_SECTIONS or m["name"].endswith("Ext")):
+                section = m["name"]
+                continue
+        k = _KERNEL_ANY.match(line) if section is None else None
+        if k:
+            g = _GROUP.match(k["name"])
+            if g:
+                every.add(g.group(0), k["name"], k["value"], name=k["name"])
+            continue
+        if section is not None:
+            every.line(section, line)
+
+
 def read(lines: List[str]) -> Reading:
+    reading = _read(lines)
+    _every(lines, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -s", ipv4=None)
     if any(line.lstrip().startswith(('{"kernel"', '"kernel"')) for line in lines[:3]):
         reading.format = "nstat -j"

@@ -30,9 +30,55 @@ ALL: Tuple[str, ...] = COUNTERS + TRAFFIC
 
 Counters = Dict[str, Optional[int]]
 
+# `parse --json` record version: 2 added `counters` (every counter the text shows).
+SCHEMA = "mssdiag.snapshot/2"
+
+# Every counter a snapshot's text shows, beside the headline ones above: one dict a counter,
+# {"section": as printed ("Tcp", "TcpExt", "tcp", "IPv4 Statistics"), "label": as printed
+# (spaces folded; a number inside it is "#", and the second and later numbers of one line are
+# counters of their own, labelled "... #2", "... #3"), "name": the standard name where one
+# exists (the Linux nstat name, which for the MIB groups is the RFC 4293 / 4022 / 4113 object
+# with its group: IpInReceives, Icmp6InPktTooBigs, TcpRetransSegs, TcpExtTCPTimeouts), else
+# None, "value": int, or None when it cannot be read (with a warning)}. Nothing is guessed: a
+# label without a known meaning keeps its printed name and no standard one.
+Counter = Dict[str, object]
+
+# Standard names that are no counts (a setting or a gauge): never compared as growing.
+NOT_COUNTS = frozenset((
+    "IpForwarding", "IpDefaultTTL", "Ip6Forwarding", "Ip6DefaultHopLimit", "TcpRtoAlgorithm", "TcpRtoMin",
+    "TcpRtoMax", "TcpMaxConn", "TcpCurrEstab",
+))
+
 
 class ParseError(ValueError):
     """The only error a parser raises: the text is not something it can read."""
+
+
+# What a rule may ask of an OS's counters (Meta.signals, per OS and family):
+SIGNALS = {
+    "ptb-in": "ICMP 'fragmentation needed' / ICMPv6 'packet too big' received (someone told this host to shrink)",
+    "ptb-out": "ICMP 'fragmentation needed' / ICMPv6 'packet too big' sent (this host told a sender to shrink)",
+    "rto": "TCP retransmission timeouts",
+    "retrans": "TCP segments retransmitted",
+    "segs-out": "TCP segments sent",
+    "mtup-success": "PLPMTUD probes that succeeded (a larger MSS confirmed)",
+    "mtup-fail": "PLPMTUD probes that failed (the search came down)",
+    "blackhole": "PMTU black-hole detection activations (the stack lowered the MSS after retransmissions)",
+}
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One counter of an OS that a rule reads as evidence (SIGNALS), and how exactly it
+    counts that: `exact` False when it counts more (every ICMP destination unreachable, of
+    which 'fragmentation needed' is one code)."""
+    what: str                      # a SIGNALS key
+    family: str                    # ipv4 | ipv6 | tcp (TCP counters: both families)
+    key: str                       # the counter's standard name, or "section: label" as printed
+    exact: bool = True
+    note: str = ""                 # what else it counts, in words (docs and findings)
+    zero_in: str = ""              # a section (as printed) whose presence makes this counter 0 when it is
+                                   # not shown: the formats that print it only when not 0
 
 
 @dataclass(frozen=True)
@@ -52,6 +98,9 @@ class Meta:
     counter_bits: int = 32         # counter width to assume: a drop from near 2**bits to near 0 is a wrap,
                                    # not a reboot. 32 unless the format proves wider (SNMP Counter64):
                                    # 64-bit kernels never drop near 2**32, 32-bit ones wrap there.
+    signals: Tuple[Signal, ...] = ()   # its counters rules read as evidence (SIGNALS)
+    gauges: Tuple[str, ...] = ()       # labels (lower-case) of counters that are gauges, not counts
+                                       # (besides the standard names in NOT_COUNTS)
 
 
 @dataclass
@@ -69,9 +118,10 @@ class Reading:
     host: Optional[str] = None
     taken_at: Optional[str] = None
     parts: List["Reading"] = field(default_factory=list)
+    counters: List[Counter] = field(default_factory=list)   # every counter the text shows (see Counter)
 
 
-LAZY = frozenset(("ipv4", "ipv6", "raw"))     # a shape's snapshot makes these when first read
+LAZY = frozenset(("ipv4", "ipv6", "raw", "counters"))     # a shape's snapshot makes these when first read
 
 
 @dataclass
@@ -90,6 +140,7 @@ class Snapshot:
     forwarding: Optional[bool] = None
     prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
                                         # host it belongs to (toolkit/hosts.py decides)
+    counters: List[Counter] = field(default_factory=list)   # every counter the text shows (see Counter)
 
     def __getattr__(self, name: str):
         # Only for a field not set yet: a snapshot matched whole by a shape (parsers/shapes.py)
@@ -115,7 +166,8 @@ class Snapshot:
             "source": self.source, "index": self.index, "os": self.os, "format": self.format,
             "taken_at": self.taken_at, "host": self.host, "prompt_host": self.prompt_host, "line": self.line,
             "forwarding": self.forwarding,
-            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "warnings": self.warnings,
+            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "counters": self.counters,
+            "warnings": self.warnings, "schema": SCHEMA,
         }
 
 
@@ -125,6 +177,35 @@ _PLAIN = re.compile(r"[0-9]+", re.A)
 # spaces (U+00A0, U+202F) French and other locales use.
 _GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
 MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
+
+
+def signal_values(meta: Meta, counters: List[Counter]) -> Dict[Tuple[str, str], Tuple[int, Signal]]:
+    """{(what, family): (value, the Signal)} of a snapshot's counters, for the signals its
+    OS declares (Meta.signals); the first of a (what, family)'s alternatives the text shows.
+    A key is a standard name or "section: label" (case-insensitive)."""
+    if not meta.signals or not counters:
+        return {}
+    by_name = {}
+    by_label = {}
+    sections = set()
+    for c in counters:
+        sections.add(c["section"].lower())
+        if c["value"] is None:
+            continue
+        if c["name"]:
+            by_name.setdefault(c["name"], c["value"])
+        by_label.setdefault(f"{c['section']}: {c['label']}".lower(), c["value"])
+    out: Dict[Tuple[str, str], Tuple[int, Signal]] = {}
+    for sig in meta.signals:
+        if (sig.what, sig.family) in out:
+            continue
+        value = by_name.get(sig.key) if ": " not in sig.key else by_label.get(sig.key.lower())
+        if value is not None:
+            out[(sig.what, sig.family)] = (value, sig)
+    for sig in meta.signals:      # not shown: 0 where the format leaves zeros out of a section it printed
+        if (sig.what, sig.family) not in out and sig.zero_in and sig.zero_in.lower() in sections:
+            out[(sig.what, sig.family)] = (0, sig)
+    return out
 
 
 def to_int(text: str) -> int:

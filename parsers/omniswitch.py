@@ -72,6 +72,7 @@ _MAP: Dict[str, str] = {
     " fragments created": "FragCreates", " fragmentation failures": "FragFails",
 }
 _RAW_ONLY = {" pdus needing fragmentation", " reassembly timeout (seconds)"}
+_NAMES = {"total datagrams recvd/forwarded": ("IpInReceives", "IpForwDatagrams")}
 
 _DETECT = needs(re.compile(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
                      r"|PDUs (?:Needing|Successfully) Reass|^[ \t]*IP Statistics and Errors", re.M | re.I),
@@ -84,7 +85,49 @@ def detect(text: str) -> float:
     return min(1.0, 0.8 + 0.04 * hits) if hits else 0.0
 
 
+_HEADINGS = re.compile(r"^[ \t]*(?:IP Statistics and Errors|IP Errors \(.*\)|Datagrams (?:received|sent))[ \t]*:?[ \t]*$", re.I)
+_SLASHED = re.compile(r"^[ \t]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)[ \t]*$")
+_SETTINGS = {"default time to live", "reassembly timeout (seconds)"}
+
+
+def _every(lines: List[str], reading: Reading) -> None:
+    """Every counter (reading.counters): the lines of each block under its heading (`IP
+    Statistics and Errors`, `Datagrams sent` ...), `a / b` pairs as two counters; the block ends
+    at the first line without a number (the manual's prose), and lines under no heading (a
+    page break cut it off) are none. A line with a number that is no counter (`Fastpath
+    Utilization 100%`) is skipped."""
+    every = base.Every(reading)
+    section = None
+    for line in lines:
+        h = _HEADINGS.match(line)
+        if h:
+            section = line.strip().rstrip(":").strip()
+            continue
+        if section is None:
+            continue
+        p = _SLASHED.match(line)
+        m = None if p else _LINE.match(line)
+        if p:
+            label = " ".join(p["label"].split())
+            every.add(section, label, p["a"], _NAMES.get(label.lower(), (None, None))[0])
+            every.add(section, f"{label} #2", p["b"], _NAMES.get(label.lower(), (None, None))[1])
+        elif m:
+            label = " ".join(m["label"].split())
+            if label.lower() not in _SETTINGS:
+                side = section.lower().split()[-1] if section.lower().startswith("datagrams") else ""
+                name = _MAP.get(f"{side} {label.lower()}")
+                every.add(section, label, m["value"].strip(" ,"), "Ip" + name if name else None)
+        elif not any(c.isdigit() for c in line):
+            section = None
+
+
 def read(lines: List[str]) -> Reading:
+    reading = _read(lines)
+    _every(lines, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="show ip traffic", ipv4=None)
     found: Dict[str, Optional[int]] = {}
     side = ""

@@ -70,7 +70,7 @@ class Shape:
     """One learnt snapshot shape: how to match it and how to build its Snapshot."""
     __slots__ = ("rx", "strip", "dated", "key", "lines", "checked", "prefix_lines", "size",
                  "module", "note", "sig", "forced", "os", "format", "host", "command", "forwarding",
-                 "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots",
+                 "warnings", "v4", "v6", "raw", "v4_slots", "v6_slots", "raw_slots", "counters", "counter_slots",
                  "by_command", "keys", "headers", "ranked", "raw_ok", "spec", "cleans")
 
     def match(self, text: str, at: int, limit: int):
@@ -131,7 +131,10 @@ class Shape:
         raw = self.raw.copy()
         for key, i in self.raw_slots:
             raw[key] = g[i]
-        fields.update(ipv4=v4, ipv6=v6, raw=raw)
+        counters = [c.copy() for c in self.counters]
+        for k, i in self.counter_slots:
+            counters[k]["value"] = int(g[i])
+        fields.update(ipv4=v4, ipv6=v6, raw=raw, counters=counters)
 
 
 class Shapes:
@@ -264,6 +267,13 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             i = by_sentinel.get(v) if isinstance(v, str) else None
             if i is not None and want["raw"].get(key) == original[i]:
                 found[("raw", key)] = i
+        mine = want["counters"]
+        for k, c in enumerate(out.get("counters") or ()):
+            v = c.get("value")
+            i = by_sentinel.get(str(v)) if isinstance(v, int) and not isinstance(v, bool) else None
+            if i is not None and k < len(mine) and mine[k]["value"] == int(original[i]) \
+                    and {**c, "value": None} == {**mine[k], "value": None}:
+                found[("counters", k)] = i
         return found
 
     # Outputs are compared as JSON text (key order, 1 vs 1.0 vs True all count): a read's once
@@ -281,8 +291,11 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             if out is None:
                 out = dict(base)
             if out[where] is base[where]:
-                out[where] = dict(base[where])
-            out[where][name] = values[i] if where == "raw" else int(values[i])
+                out[where] = list(base[where]) if where == "counters" else dict(base[where])
+            if where == "counters":
+                out[where][name] = {**base[where][name], "value": int(values[i])}
+            else:
+                out[where][name] = values[i] if where == "raw" else int(values[i])
         return base_json if out is None else json.dumps(out)
 
     def same(text: str, tokens, values) -> bool:
@@ -375,6 +388,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.v4, shape.v6, shape.raw = want["ipv4"], want["ipv6"], want["raw"]
     slot_list = sorted(((where, name, group_of[i]) for (where, name), i in slots.items() if i in group_of),
                        key=lambda s: s[2])
+    shape.counters = want["counters"]
+    shape.counter_slots = tuple((n, g) for w, n, g in slot_list if w == "counters")
     shape.v4_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv4")
     shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
     shape.raw_slots = tuple((n, g) for w, n, g in slot_list if w == "raw")
@@ -523,8 +538,8 @@ def learn_silent(origin, taken_at: Optional[str], host: Optional[str], command: 
     shape.size = len(origin.text) * 2 + 4096
     shape.module = shape.note = shape.os = shape.format = shape.forwarding = shape.ranked = shape.raw_ok = None
     shape.sig, shape.forced, shape.host, shape.command = sig, False, host, command
-    shape.warnings, shape.v4, shape.v6, shape.raw = (), None, None, {}
-    shape.v4_slots = shape.v6_slots = shape.raw_slots = ()
+    shape.warnings, shape.v4, shape.v6, shape.raw, shape.counters = (), None, None, {}, []
+    shape.v4_slots = shape.v6_slots = shape.raw_slots = shape.counter_slots = ()
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
     return shape
 
@@ -628,6 +643,7 @@ def read_alone(text: str, finish: Callable, cut: Optional[Dict[str, str]] = None
             for fam in ("ipv4", "ipv6", "raw"):
                 if d[fam] is not None:
                     d[fam] = dict(d[fam])
+            d["counters"] = [dict(c) for c in d["counters"]]
             d["warnings"] = list(d["warnings"])
             return d
     snap = finish(chunk)

@@ -24,7 +24,7 @@ from typing import Dict, List, Optional
 
 from ._needs import needs
 from . import base
-from .model import COUNTERS, TRAFFIC, Meta, Reading
+from .model import COUNTERS, TRAFFIC, Meta, Reading, Signal
 
 
 META = Meta(
@@ -36,6 +36,18 @@ META = Meta(
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
+    signals=(
+        Signal("ptb-in", "ipv4", "ICMPv4: icmpInFragNeeded", note="'fragmentation needed' received, that code alone"),
+        Signal("ptb-in", "ipv4", "ICMP: icmpInFragNeeded"),
+        Signal("ptb-in", "ipv6", "Icmp6InPktTooBigs"),
+        Signal("ptb-out", "ipv4", "ICMPv4: icmpOutFragNeeded", note="'fragmentation needed' sent, that code alone"),
+        Signal("ptb-out", "ipv4", "ICMP: icmpOutFragNeeded"),
+        Signal("ptb-out", "ipv6", "Icmp6OutPktTooBigs"),
+        Signal("rto", "tcp", "TCP: tcpTimRetrans", note="retransmission timer expiries"),
+        Signal("retrans", "tcp", "TcpRetransSegs"),
+        Signal("segs-out", "tcp", "TcpOutSegs"),
+    ),
+    gauges=("tcpcurrestab", "sctpcurrestab", "sdpcurrestab"),
     semantics=(
         "The IP-MIB variables themselves (RFC 1213 / RFC 2465): ipReasmReqds counts fragments "
         "received that needed reassembly, ipReasmOKs datagrams reassembled, ipReasmFails "
@@ -92,7 +104,41 @@ def detect(text: str) -> float:
     return min(1.0, score)
 
 
+# ------------------------------------------------------------------ every counter
+
+# settings printed among the counters (timers, limits, forwarding on/off): no counters
+SETTINGS = frozenset(("ipForwarding", "ipDefaultTTL", "ipReasmTimeout", "ipv6Forwarding", "ipv6DefaultHopLimit",
+                      "tcpRtoAlgorithm", "tcpRtoMin", "tcpRtoMax", "tcpMaxConn", "sctpRtoAlgorithm", "sctpRtoMin",
+                      "sctpRtoMax", "sctpRtoInitial", "sctpMaxAssocs", "sctpValCookieLife", "sctpMaxInitRetr"))
+
+
+def _every(text: str, sections, reading: Reading) -> None:
+    """Every counter (reading.counters): the `name = value` pairs of each section (IPv4, TCP,
+    ICMPv6 ...), and the count-first lines of the sections Solaris prints that way (IGMP)."""
+    every = base.Every(reading)
+    for i, (pos, sec) in enumerate(sections):
+        end = sections[i + 1][0] if i + 1 < len(sections) else len(text)
+        body = text[pos:end]
+        pairs = list(_PAIR.finditer(body))
+        if pairs:
+            for pair in pairs:
+                name, value = pair["name"], pair["value"]
+                if name not in SETTINGS:
+                    every.add(sec, name, value, base.mib_standard(name))
+            continue
+        for line in body.split("\n")[1:]:
+            every.line(sec, line)
+
+
 def read(lines: List[str]) -> Reading:
+    reading = _read(lines)
+    text = "\n".join(lines)
+    sections = [(m.start(), m["sec"]) for m in _SECTION.finditer(text)]
+    _every(text, sections, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -s", ipv4=None)
     text = "\n".join(lines)
     # Regexes over the whole snapshot, not a loop over its lines: TCP, ICMP and SCTP make

@@ -27,6 +27,7 @@ META = Meta(
     ipv4=ALL,
     reasm_unit="both",
     fails_unit="fragments",
+    signals=bsdstyle.SIGNALS,
     semantics=(
         "Counts both, like STCP: 'fragments received' (ReasmReqds) goes up once per fragment, "
         "'datagrams reassembled' (ReasmOKs) once per datagram (seed Figure 6b: 20 fragments, 10 "

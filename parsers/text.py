@@ -343,7 +343,12 @@ _COMMAND = re.compile(
     r"|sh(?:ow?)?\s+ipv?6?\s+traf\w*|sh(?:ow?)?\s+sys\w*\s+stat\w*"                   # Cisco, FTOS; Junos
     r"|sh(?:ow?)?\s+kernel\s+ip(?:v6)?\s+counters"                                      # Arista EOS
     r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                                   # Huawei, H3C, 3Com
-    r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+ipstat\w*)"                       # Windows netsh
+    r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+(?:ipstat|dest)\w*"                # Windows netsh
+    # socket tables and learned routes (parsers/evidence.py)
+    r"|ss(?:[ \t]+-{1,2}[\w-]+)+|ip(?:[ \t]+-\S+)*[ \t]+r(?:o(?:u(?:te?)?)?)?(?=[ \t]|$)"
+    # devices, tunnels, container networks, clamping rules (toolkit/stack.py)
+    r"|ip(?:[ \t]+-\S+)*[ \t]+(?:l(?:i(?:nk?)?)?|a(?:d(?:dr?)?)?|address)(?=[ \t]|$)"
+    r"|ip6?tables-save|nft\s+list\s+ruleset|wg\s+show(?:conf)?|docker\s+network\s+inspect)"
     r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
     re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
@@ -371,6 +376,7 @@ class Chunk:
     host: Optional[str] = None
     line: int = 1
     command: Optional[str] = None   # the command line that printed it, when one was pasted
+    command_line: int = 0           # that command line's line (1-based; 0: none)
     # What parsers/shapes.py needs to learn this snapshot's shape (set when the splitter has
     # shapes): its text from its first line on, where its body starts, and the splitter state.
     origin: Optional["Origin"] = None
@@ -467,7 +473,8 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
-_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat")
+_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat|ss -|ip -|ip r"
+                           r"|ip l|ip a|tables-save|nft list|wg show|docker network")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone. Every branch starts with a literal character, so re skips to
 # those (a leading `[/.]` or `^` made it try every position: 4x slower on netstat -an).
@@ -551,6 +558,7 @@ class _State:
         self.host: Optional[str] = None
         self.by_command = False     # started at a command line (may be a second grep of one moment)
         self.command: Optional[str] = None
+        self.command_line = 0       # the line the command was on
         self.dates = 0              # date lines read (a shape is learnt only from one at its start)
         self.first_date = False
 
@@ -636,6 +644,8 @@ class Splitter:
         # text from this offset on is not cleaned yet (paste.normalize_later): what the full
         # scan reads is cleaned first (_settle_ahead); the shapes read it as it is where that is the same
         self.unsettled: Optional[int] = None
+        self.quiet: List[Tuple[int, str, Optional[str], Optional[Stamp]]] = []   # command lines nothing followed:
+                                    # (line, command, prompt host, stamp), for what an empty output means
         self._cleaned = None        # (offset, raw, cleaned): the text the last settles cleaned, from the
                                     # last that changed it on; a shape matched in it may get a twin for
                                     # the text as pasted (Shapes.twin)
@@ -674,6 +684,9 @@ class Splitter:
         yield from self._scan(len(self.text), final=True)
         if self._has_counters(len(self.text)):
             yield from self._close(len(self.text), None)
+        elif self.state.command:
+            st = self.state
+            self.quiet.append((st.command_line, st.command, st.host, st.stamp))
         if self.pending is not None:
             yield self.pending[0]
             self.pending = None
@@ -742,7 +755,7 @@ class Splitter:
             self.long_lines.append(st.line)
             lines = [line for line in lines if len(line) <= MAX_LINE]
         lines, notes = paste.unglue(lines)
-        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command, notes=notes)
+        chunk = Chunk(lines, st.stamp, st.host, st.line, st.command, notes=notes, command_line=st.command_line)
         if any(_COUNTERISH.search(line) for line in chunk.lines):
             if self.shapes is not None:
                 chunk.origin = Origin(self.text[st.start:end], st.body - st.start, st.dates, st.first_date,
@@ -1048,8 +1061,11 @@ class Splitter:
                             st.checked = max(st.checked, st.body)
                             st.first_date = False
                 else:
+                    if st.command:          # the command before printed nothing (an empty route cache)
+                        self.quiet.append((st.command_line, st.command, st.host, st.stamp))
                     st.host = command_host(cleaned) or st.host
                     st.command = cleaned.strip()[:200]
+                    st.command_line = self._line_of(start)
                     st.by_command = True
                 return
         if "hdr" in kinds:
@@ -1118,13 +1134,15 @@ def _blocks(source) -> Iterator[str]:
         yield "".join(buf)
 
 
-def split(source, notes: Optional[List[str]] = None, shapes=None) -> Iterator[Chunk]:
+def split(source, notes: Optional[List[str]] = None, shapes=None, quiet: Optional[list] = None) -> Iterator[Chunk]:
     """Cut text into snapshots: `source` is a str, a text stream or an iterable of lines.
 
     See the comment above for where a snapshot starts. A date line followed by a
     time-only line (Windows `date /t`, `time /t`) makes one timestamp. Lines too long to
     be netstat output are skipped; `notes` (when given) receives one line about them.
-    With `shapes`, snapshots of known shapes come out as FastChunks (see Splitter).
+    With `shapes`, snapshots of known shapes come out as FastChunks (see Splitter). `quiet`
+    (when given) receives (line, command, host, stamp) of each command line nothing but
+    another command line or the end followed: what printed nothing.
     """
     splitter = Splitter(shapes)
     if shapes is None:
@@ -1134,6 +1152,8 @@ def split(source, notes: Optional[List[str]] = None, shapes=None) -> Iterator[Ch
         for block, done in paste.normalize_later(_blocks(source)):
             yield from splitter.feed(block, done)
     yield from splitter.finish()
+    if quiet is not None:
+        quiet.extend(splitter.quiet)
     if splitter.cut and notes is not None:
         notes.append(f"line {splitter.cut}: the input ends mid-line (no newline after it): "
                      "what that line held may be cut, so it is left unknown")

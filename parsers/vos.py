@@ -23,7 +23,7 @@ from typing import List
 
 from ._needs import needs
 from . import base
-from .model import TRAFFIC, Meta, Reading
+from .model import TRAFFIC, Meta, Reading, Signal
 
 
 META = Meta(
@@ -33,6 +33,13 @@ META = Meta(
     formats=("netstat -statistics -protocol ip", "netstat -statistics"),
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
+    signals=(
+        Signal("ptb-in", "ipv4", "IcmpInDestUnreachs", False, "every ICMP destination unreachable received "
+               "(icmpInDestUnreachs)"),
+        Signal("ptb-out", "ipv4", "IcmpOutDestUnreachs", False, "every ICMP destination unreachable sent"),
+        Signal("retrans", "tcp", "TcpRetransSegs"),
+        Signal("segs-out", "tcp", "TcpOutSegs"),
+    ),
     semantics=("Counts both: ipReasmReqds goes up once per fragment received, ipReasmOKs once "
                "per datagram reassembled (seed Fig. 6a: 92 fragments, 46 datagrams; four more "
                "fragments made two more datagrams); ipReasmFails counts failures. ipFragOKs, "
@@ -69,7 +76,31 @@ def detect(text: str) -> float:
     return min(1.0, 0.6 + 0.1 * hits + (0.2 if _STCP_WORDS.search(text) else 0.0))
 
 
+_SECTION = re.compile(r"^\s*(?P<name>[a-z][a-z0-9]*):\s*$")
+
+
+def _every(lines: List[str], reading: Reading) -> None:
+    """Every counter (reading.counters): `count  mibName` lines under their `ip:`, `icmp:`,
+    `tcp:`, `udp:` header; settings (ipReasmTimeout, ipForwarding, ipDefaultTTL) are none."""
+    every = base.Every(reading)
+    section = None
+    for line in lines:
+        m = _SECTION.match(line)
+        if m:
+            section = m["name"]
+            continue
+        c = _COUNT_NAME.match(line) if section else None
+        if c and c["label"].lower() not in SETTINGS:
+            every.add(section, c["label"], c["value"], base.mib_standard(c["label"]))
+
+
 def read(lines: List[str]) -> Reading:
+    reading = _read(lines)
+    _every(lines, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -statistics", ipv4=None)
     mib = [line for line in lines if _COUNT_NAME.match(line)]
     found = base.collect(mib, LABELS, reading, _COUNT_NAME)

@@ -23,12 +23,12 @@ them before these functions see a line.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
 from . import base
 from .text import DAMAGED
-from .model import TRAFFIC, Meta, Reading
+from .model import TRAFFIC, Meta, Reading, Signal
 
 
 META = Meta(
@@ -44,6 +44,16 @@ META = Meta(
     ipv4=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     ipv6=("ReasmReqds", "ReasmOKs", "ReasmFails", "FragOKs", "FragFails", "FragCreates") + TRAFFIC,
     reasm_unit="both",
+    signals=(
+        Signal("ptb-in", "ipv4", "IcmpInDestUnreachs", False, "every ICMPv4 destination unreachable received; "
+               "netstat keeps no count of 'fragmentation needed' alone"),
+        Signal("ptb-in", "ipv6", "Icmp6InPktTooBigs"),
+        Signal("ptb-out", "ipv4", "IcmpOutDestUnreachs", False, "every ICMPv4 destination unreachable sent"),
+        Signal("ptb-out", "ipv6", "Icmp6OutPktTooBigs"),
+        Signal("retrans", "tcp", "TcpRetransSegs", note="TCP over IPv4 ('TCP Statistics for IPv4')"),
+        Signal("segs-out", "tcp", "TcpOutSegs"),
+    ),
+    gauges=("current connections", "aktuelle verbindungen"),
     semantics=(
         "Counts both: 'Reassembly Required' goes up once per fragment received and "
         "'Reassembly Successful' once per datagram put back together, so about two "
@@ -64,7 +74,8 @@ META = Meta(
         "成功したフラグメント FragOKs, 失敗したフラグメント FragFails, 作成されたフラグメント FragCreates); its "
         "'Reassembly Timeout' (再構築のタイムアウト: 60) is the timer setting, kept in raw only; 'Forwarding' "
         "(転送: 有効/無効) says whether the host routes. Which family it is comes only from the command line "
-        "(netsh interface ipv6 ...); without it nothing is read (a warning says why), never a guessed family."),
+        "(netsh interface ipv6 ...); without it nothing is read (a warning says why), never a guessed family. "
+        "netstat prints no count of retransmission timeouts."),
 )
 
 LABELS: Dict[str, str] = {
@@ -107,6 +118,7 @@ NETSH_LABELS: Dict[str, str] = {
     "作成されたフラグメント": "FragCreates",
 }
 NETSH_SETTINGS = {"再構築のタイムアウト"}          # Reassembly Timeout: the timer in seconds
+NETSH_DEFAULT_TTL = "既定の TTL"                   # Default TTL: a setting, not a counter
 NETSH_FORWARDING = {"転送": {"有効": True, "無効": False}}   # Forwarding: Enabled / Disabled
 _NETSH = re.compile(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
 _NETSH_HEADER = re.compile(r"^[ \t]*MIB-II IP", re.M)
@@ -181,11 +193,19 @@ def _netsh(lines: List[str], command: Optional[str]) -> Reading:
     reading.format = f"netsh interface {family} show ipstats"
     found: Dict[str, Optional[int]] = {}
     repeats = base.Repeats(reading)
+    every = base.Every(reading)
+    section = next((line.strip() for line in lines if _NETSH_HEADER.match(line)), f"netsh interface {family}")
     for line in lines:
         m = _NETSH.match(line)
         if not m:
             continue
         label = " ".join(m["label"].split())
+        if label not in NETSH_FORWARDING and label not in NETSH_SETTINGS and label != NETSH_DEFAULT_TTL \
+                and m["value"][:1].isdigit():
+            name = NETSH_LABELS.get(label)
+            every.add(section, label, m["value"],
+                      name and ("Ip6" + ("OutForwDatagrams" if name == "ForwDatagrams" else name) if family == "ipv6"
+                                else "Ip" + name))
         if label in NETSH_FORWARDING:
             reading.raw[label] = m["value"]
             reading.forwarding = NETSH_FORWARDING[label].get(m["value"], reading.forwarding)
@@ -210,10 +230,124 @@ def _netsh(lines: List[str], command: Optional[str]) -> Reading:
     return reading
 
 
+# ------------------------------------------------------------------ every counter
+
+# The MIB objects netstat.exe prints (IP Helper's MIB_IPSTATS, MIB_TCPSTATS, MIB_UDPSTATS,
+# MIB_ICMP), by section kind: their standard names (model.Counter `name`). TCP for IPv6 has
+# none (TCP-MIB counts both families in one group).
+_IP = {"packets received": "InReceives", "received header errors": "InHdrErrors",
+       "received address errors": "InAddrErrors", "datagrams forwarded": "ForwDatagrams",
+       "unknown protocols received": "InUnknownProtos", "received packets discarded": "InDiscards",
+       "received packets delivered": "InDelivers", "output requests": "OutRequests",
+       "routing discards": "RoutingDiscards", "discarded output packets": "OutDiscards",
+       "output packet no route": "OutNoRoutes", "reassembly required": "ReasmReqds",
+       "reassembly successful": "ReasmOKs", "reassembly failures": "ReasmFails",
+       "datagrams successfully fragmented": "FragOKs", "datagrams failing fragmentation": "FragFails",
+       "fragments created": "FragCreates"}
+_IP.update({label: name for label, name in LABELS.items()})
+_IP6_NONE = {"routing discards"}
+_ICMP = {"messages": "Msgs", "errors": "Errors", "destination unreachable": "DestUnreachs",
+         "time exceeded": "TimeExcds", "parameter problems": "ParmProbs", "source quenches": "SrcQuenchs",
+         "redirects": "Redirects", "echo replies": "EchoReps", "echos": "Echos", "timestamps": "Timestamps",
+         "timestamp replies": "TimestampReps", "address masks": "AddrMasks", "address mask replies": "AddrMaskReps"}
+_ICMP6 = {"messages": "Msgs", "errors": "Errors", "destination unreachable": "DestUnreachs",
+          "packet too big": "PktTooBigs", "time exceeded": "TimeExcds", "parameter problems": "ParmProblems",
+          "echos": "Echos", "echo replies": "EchoReplies", "mld queries": "GroupMembQueries",
+          "mld reports": "GroupMembResponses", "mld dones": "GroupMembReductions",
+          "router solicitations": "RouterSolicits", "router advertisements": "RouterAdvertisements",
+          "neighbor solicitations": "NeighborSolicits", "neighbor advertisements": "NeighborAdvertisements",
+          "redirects": "Redirects"}
+_COLUMNS = {"received": "In", "sent": "Out"}
+_TCP = {"active opens": "ActiveOpens", "passive opens": "PassiveOpens", "failed connection attempts": "AttemptFails",
+        "reset connections": "EstabResets", "current connections": "CurrEstab", "segments received": "InSegs",
+        "segments sent": "OutSegs", "segments retransmitted": "RetransSegs"}
+_UDP = {"datagrams received": "InDatagrams", "no ports": "NoPorts", "receive errors": "InErrors",
+        "datagrams sent": "OutDatagrams"}
+_TABLE_ROW = re.compile(r"^[ \t]*(?P<label>\S.*?)[ \t]{2,}(?P<values>\d\S*(?:[ \t]+\d\S*)?)[ \t]*$")
+_ASSIGN = re.compile(r"^[ \t]*(?P<label>[^=\s][^=]*?)[ \t]*=[ \t]*(?P<value>\S+)[ \t]*(?P<rest>.*?)[ \t]*$")
+
+
+def _kind(header: str) -> Tuple[str, str]:
+    """(kind, family) of a section header: ip / icmp / tcp / udp / interface, and ipv4 / ipv6."""
+    words = header.lower()
+    family = "ipv6" if "v6" in words else "ipv4"
+    for kind in ("icmp", "tcp", "udp"):
+        if kind in words:
+            return kind, family
+    if "interface" in words or "schnittstelle" in words:
+        return "interface", family
+    return "ip", family
+
+
+def _standard(kind: str, family: str, label: str, column: Optional[str] = None) -> Optional[str]:
+    key = label.lower()
+    if kind == "ip":
+        name = _IP.get(key)
+        if name is None or family == "ipv6" and key in _IP6_NONE:
+            return None
+        if family == "ipv6":
+            return "Ip6" + ("OutForwDatagrams" if name == "ForwDatagrams" else name)
+        return "Ip" + name
+    if kind == "icmp" and column in _COLUMNS:
+        name = (_ICMP6 if family == "ipv6" else _ICMP).get(key)
+        return f"Icmp{'6' if family == 'ipv6' else ''}{_COLUMNS[column]}{name}" if name else None
+    if kind == "tcp" and family == "ipv4":
+        name = _TCP.get(key)
+        return "Tcp" + name if name else None
+    if kind == "udp":
+        name = _UDP.get(key)
+        return f"Udp{'6' if family == 'ipv6' else ''}{name}" if name else None
+    return None
+
+
+def _every(lines: List[str], reading: Reading) -> None:
+    """Every counter of a netstat -s (reading.counters): `Label = N` lines under their
+    section header, and the ICMP and interface tables (`Destination Unreachable  5  10`
+    under `Received  Sent`: one counter a column, "Destination Unreachable (Received)")."""
+    every = base.Every(reading)
+    section: Optional[str] = None
+    kind, family = "ip", "ipv4"
+    columns: List[str] = []
+    for line in lines:
+        if "=" not in line and _LONE_DIGIT.search(line) is None:
+            if DAMAGED in line:
+                section = None
+                continue
+            if _family(line) is not None:
+                section, columns = line.strip(), []
+                kind, family = _kind(section)
+            elif section is not None and kind in ("icmp", "interface") and not columns and line.split():
+                columns = line.split()              # `Received    Sent`
+            continue
+        if section is None:
+            continue
+        m = _ASSIGN.match(line)
+        if m:
+            label = " ".join(m["label"].split())
+            if label.lower() in SETTINGS:
+                continue
+            value, rest = m["value"], m["rest"]
+            if rest[:1].isdigit():
+                value = f"{value} {rest}"
+            every.add(section, label, value, _standard(kind, family, label))
+            continue
+        m = _TABLE_ROW.match(line) if columns else None
+        if m:
+            label = " ".join(m["label"].split())
+            for column, value in zip(columns, m["values"].split()):
+                every.add(section, f"{label} ({column})", value, _standard(kind, family, label, column.lower()))
+
+
 @base.takes_command
 def read(lines: List[str], command: Optional[str] = None) -> Reading:
     if any(_NETSH_STRONG.match(line) for line in lines):
         return _netsh(lines, command)
+    reading = _read(lines)
+    _every(lines, reading)
+    return reading
+
+
+def _read(lines: List[str]) -> Reading:
     reading = Reading(format="netstat -s", ipv4=None)
     found: Dict[str, Dict[str, int]] = {}
     labelled: Dict[str, int] = {}     # counter-shaped lines seen per IP section

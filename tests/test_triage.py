@@ -79,6 +79,21 @@ def win_two(req=(100, 100), ok=(50, 50), fail=(0, 0), fragok=(0, 0), fragfail=(0
 
 ROUTER = (Path(__file__).resolve().parent.parent / "fixtures" / "netstat" / "linux"
           / "vincentbernat-frag-counters-h1-r2.txt").read_text().split("On R2")[1]
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def fixture(path: str) -> str:
+    return (FIXTURES / path).read_text()
+
+
+def evidence_host(*files, dump=None, os="linux"):
+    """A host with the socket tables / route caches of these fixtures/evidence files (and a dump)."""
+    h = host(os, dump=fixture(dump) if dump else None)
+    for name in files:
+        found = []
+        list(parsers.iter_parse(fixture(f"evidence/{name}"), source=name, evidence=found.append))
+        h.evidence += found
+    return h
 
 
 def host(os=None, release=None, peer=None, probes=(), dump=None, dump_os=None, **facts):
@@ -150,6 +165,20 @@ FIRE = [
     ("mathis", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.05, loss=1e-4), "mss-limits-throughput"),
     ("buffers small", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=6291456), "buffers-below-bdp"),
     ("buffers unknown", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02), "buffer-size-for-bdp"),
+    ("ptb received, route cache learned", lambda: evidence_host("lab-allow-ip-route-show-cache.txt",
+                                                                dump="netstat/linux/netns-client-ptb-netstat-s.txt"),
+     "ptb-received"),
+    ("router sent frag-needed for its DF drops", lambda: host("linux", dump=fixture("netstat/linux/netns-r1-ptb-netstat-s.txt")),
+     "ptb-sent"),
+    ("timeouts, no frag-needed", lambda: host("linux", dump=fixture("netstat/linux/netns-client-blackhole-nstat-az.txt")),
+     "timeouts-without-ptb"),
+    ("plpmtud probing", lambda: host("linux", dump=fixture("netstat/linux/netns-client-probing2-netstat-s.txt")),
+     "plpmtud-active"),
+    ("aix black-hole detection", lambda: host("aix", dump=fixture("netstat/aix/collector_comment_netstat_s.txt")),
+     "blackhole-detected"),
+    ("peer sends 536", lambda: evidence_host("lab-allow-ss-tin.txt"), "peers-536"),
+    ("peer black hole", lambda: evidence_host("lab-drop-ss-tino.txt"), "peer-black-hole"),
+    ("learned pmtu", lambda: evidence_host("lab-allow-ss-tin.txt", "lab-allow-ip-route-show-cache.txt"), "learned-pmtu"),
     ("vxlan above its underlay", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES), "overlay-mtu-above-underlay"),
     ("vxlan without dev", lambda: stacked("netns-ip-d-link-show.txt"), "tunnel-without-underlay"),
     ("container port above its path", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES), "port-above-path"),
@@ -205,6 +234,19 @@ MUST_NOT = [
     ("buffers big enough, no advice", lambda: host("linux", bandwidth_bps=10e9, rtt_s=0.02, tcp_rmem_max=64 * 2 ** 20),
      "buffer-size-for-bdp"),
     ("no bandwidth no buffers", lambda: host("linux", rtt_s=0.02), "buffer-size-for-bdp"),
+    ("destination unreachables alone are no frag-needed", lambda: host("bsd", dump=fixture("netstat/bsd/macos_big_sur.txt")),
+     "ptb-received"),
+    ("unreachables sent, nothing DF-dropped", lambda: host("windows", dump=fixture(
+        "netstat/windows/net_process_e_s_indented.txt")), "ptb-sent"),
+    ("timeouts with frag-needed received", lambda: host("linux", dump=fixture("netstat/linux/netns-client-ptb-netstat-s.txt")),
+     "timeouts-without-ptb"),
+    ("probing never fired", lambda: host("linux", dump=fixture("netstat/linux/netns-client-blackhole-nstat-az.txt")),
+     "plpmtud-active"),
+    ("macos detection never fired", lambda: host("bsd", dump=fixture("netstat/bsd/macos_big_sur.txt")),
+     "blackhole-detected"),
+    ("rcvmss 536 before data, SYN-SENT mss 524", lambda: evidence_host("notes-rhel8-ss-tiepm.txt"), "peers-536"),
+    ("pmtu learned is no black hole", lambda: evidence_host("lab-allow-ss-tin.txt"), "peer-black-hole"),
+    ("full path everywhere", lambda: evidence_host("notes-rhel8-ss-tiepm.txt"), "learned-pmtu"),
     ("kernel-sized vxlan", lambda: stacked("jp-notes-vxlan.txt"), "overlay-mtu-above-underlay"),
     ("vxlan with dev", lambda: stacked("jp-notes-vxlan.txt"), "tunnel-without-underlay"),
     ("bridge ports at the path's MTU", lambda: stacked("jp-notes-bridge-ports.txt", [Route("default", "br0")]),

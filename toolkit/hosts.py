@@ -32,7 +32,8 @@ from datetime import datetime, timezone
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import parsers
-from parsers.model import ALL, Snapshot
+from parsers.evidence import Evidence
+from parsers.model import ALL, NOT_COUNTS, Snapshot
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
 
@@ -62,6 +63,7 @@ class Host:
     deltas: list = field(default_factory=list)
     probes: list = field(default_factory=list)
     capture_findings: list = field(default_factory=list)   # findings of captures that concern this host
+    evidence: List[Evidence] = field(default_factory=list)  # its socket tables and learned routes (parsers/evidence.py)
     inputs: List[str] = field(default_factory=list)
     findings: list = field(default_factory=list)
     errors: List[str] = field(default_factory=list)
@@ -70,6 +72,8 @@ class Host:
     snapshot_count: int = 0            # all its snapshots and pairs, kept or not (see Builder)
     delta_count: int = 0
     stream: object = None              # while streamed: its Stream
+    stack: object = None               # its devices, routes, tunnels and clamps as paths (toolkit/stack.py)
+    stack_peers: list = field(default_factory=list)  # [(tunnel device, the host at its far end)]
 
     @property
     def platform(self):
@@ -108,6 +112,8 @@ class Host:
             "snapshot_count": self.snapshot_count, "delta_count": self.delta_count,
             "probes": [p.to_dict() for p in self.probes],
             "captures": [f.to_dict() for f in self.capture_findings],
+            "evidence": [e.to_dict() for e in self.evidence],
+            "stack": self.stack.to_dict() if self.stack else None,
             "findings": [f.to_dict() for f in self.findings],
             "errors": self.errors,
         }
@@ -496,6 +502,9 @@ def follows(a: Snapshot, b: Snapshot, allow_reset: bool = True) -> Verdict:
     if not compared:
         return Verdict(False, why="no counter in common to compare")
     if not downs:
+        fell = _fell(a, b)
+        if fell is not None:
+            return Verdict(False, compared=compared, why=fell)
         return Verdict(True, "growth", compared, distance)
     if allow_reset and not ups and len(downs) == nonzero:
         return Verdict(True, "reset", compared, 0)
@@ -505,6 +514,31 @@ def follows(a: Snapshot, b: Snapshot, allow_reset: bool = True) -> Verdict:
         u = ups[0]
         why += f" while {u[0]} went up ({_fmt(u[1])} -> {_fmt(u[2])})"
     return Verdict(False, compared=compared, why=why)
+
+
+def _counts(snap: Snapshot, gauges) -> Dict[object, Tuple[str, int]]:
+    """Every count of a snapshot by its standard name (one MIB object whatever section a
+    release prints it under), else its section and label: (as printed, value)."""
+    return {c["name"] or (c["section"], c["label"]): (f"{c['section']}: {c['label']}", c["value"])
+            for c in snap.counters
+            if c["value"] is not None and c["name"] not in NOT_COUNTS and c["label"].lower() not in gauges}
+
+
+def _fell(a: Snapshot, b: Snapshot) -> Optional[str]:
+    """Why b cannot follow a by the rest of their counters (every counter both print, gauges
+    aside: two machines' error counters fall where their traffic counters happen to rise),
+    or None."""
+    if not a.counters or not b.counters:
+        return None
+    meta = getattr(parsers.REGISTRY.get(a.os), "META", None)
+    gauges = meta.gauges if meta else ()
+    bits = meta.counter_bits if meta else 32
+    x, y = _counts(a, gauges), _counts(b, gauges)
+    for k, (shown, u) in x.items():
+        v = y.get(k, (None, None))[1]
+        if v is not None and v < u and not wraps(u, v, bits):
+            return f"{shown} went down ({_fmt(u)} -> {_fmt(v)})"
+    return None
 
 
 def _same_shape(a: Snapshot, b: Snapshot) -> bool:
@@ -622,6 +656,7 @@ class Builder:
         self.bare: Dict[Tuple[str, str], List[Snapshot]] = {}     # (os, source) -> snapshots, held
         self.streams: Dict[Tuple[str, str], Host] = {}           # (os, source) -> the host it streams into
         self.tried: set = set()
+        self.bare_evidence: List[Evidence] = []
         for f in facts:
             self.host(f.name, "case", f)
 
@@ -633,6 +668,11 @@ class Builder:
         return h
 
     def add(self, snap: Snapshot, case: Optional[HostFacts] = None) -> list:
+        """A snapshot (or a socket table / learned routes: add_evidence) into its host;
+        returns the deltas of streamed hosts made by it."""
+        if snap.__class__ is Evidence:
+            self.add_evidence(snap, case)
+            return []
         name, how = identify(snap, case, self.forced)
         if name is None:
             where = (snap.os, snap.source)
@@ -663,6 +703,18 @@ class Builder:
         if self.keep is not None and len(h.snapshots) > self.keep:
             return self._stream(h, order(h.snapshots))
         return []
+
+    def add_evidence(self, ev: Evidence, case: Optional[HostFacts] = None) -> None:
+        """Evidence ties to a host as a dump does (identify); bare, it joins the host of the
+        dumps read from the same text, else a host named after its file (finish)."""
+        name, how = identify(ev, case, self.forced)
+        if name is None:
+            self.bare_evidence.append(ev)
+            return
+        h = self.host(name, how, case)
+        ev.host = h.facts.name
+        h.evidence.append(ev)
+        h.add_input(ev.source)
 
     def _stream(self, h: Host, ordered: List[Snapshot]) -> list:
         h.stream = Stream(self.keep)
@@ -705,6 +757,15 @@ class Builder:
                 s.host = name
                 h.snapshots.append(s)
                 h.add_input(s.source)
+        for ev in self.bare_evidence:
+            # with the dumps of its own text, else a host of its own named after the file
+            h = next((h for h in hosts.values() if ev.source in h.inputs), None)
+            if h is None:
+                name = _label([ev])
+                h = self.host(name, "file")
+            ev.host = h.facts.name
+            h.evidence.append(ev)
+            h.add_input(ev.source)
         listing = {t: h for h in hosts.values() for t in h.facts.targets}   # address -> the host listing it
 
         def owner(address: str) -> Host:
@@ -743,6 +804,10 @@ class Builder:
             h.deltas = [diff.pair(a, b, parsers.REGISTRY.get(b.os), h.facts.name) for a, b in pairs(h.snapshots)]
             h.tally = of(h.snapshots, h.deltas)
             h.delta_count = len(h.deltas)
+        from toolkit import stack
+        for h in hosts.values():
+            h.stack = stack.of(h.evidence)
+        stack.pair_endpoints(list(hosts.values()))     # the far end of each tunnel among the hosts
         return list(hosts.values())
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from typing import IO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 import parsers
+from parsers.evidence import Evidence
 from parsers.model import ParseError, Snapshot
 from parsers.text import open_text
 from toolkit.hostfile import HostFacts
@@ -60,8 +61,11 @@ def read(inputs: Iterable[Input], os_name: Optional[str], outcome: Outcome, erro
          prefer: Optional[str] = None, jobs: int = 1,
          stdin: Optional[IO[bytes]] = None,
          encode: Optional[Callable[[Snapshot, Optional[HostFacts]], str]] = None,
-         walked: Optional[Callable[[List[Input]], None]] = None) -> Iterator[Tuple[Snapshot, Input]]:
+         walked: Optional[Callable[[List[Input]], None]] = None,
+         evidence: bool = False) -> Iterator[Tuple[Snapshot, Input]]:
     """(snapshot, its input) from every dump in order; a bad one gets one error line and is skipped.
+    With `evidence`, the socket tables and learned routes in those texts come too, each in
+    its place among the snapshots (parsers.Evidence: parsers/evidence.py).
 
     `os_name` forces a parser; otherwise the OS is detected, preferring the case's OS (else
     `prefer`) where the text fits it as well. `jobs` > 1 reads files in that many worker
@@ -79,7 +83,7 @@ def read(inputs: Iterable[Input], os_name: Optional[str], outcome: Outcome, erro
     workers = None
     if jobs > 1:
         found: List[Input] = []
-        workers = _Workers.start(_dumps(inputs, found), os_name, prefer, jobs, encode)
+        workers = _Workers.start(_dumps(inputs, found), os_name, prefer, jobs, encode, evidence)
     else:
         found = list(inputs)
     if walked is not None:
@@ -94,10 +98,16 @@ def read(inputs: Iterable[Input], os_name: Optional[str], outcome: Outcome, erro
                 snaps = _file(name, os_name, _hint(inp, prefer), error, progress, stdin)
             else:
                 snaps = _replay(*done, error, progress)
+            held = 0
             for snap in snaps:
-                count += 1
+                if snap.__class__ is Evidence:
+                    held += 1
+                    if not evidence:
+                        continue
+                else:
+                    count += 1
                 yield snap, inp
-            if count:
+            if count or held:
                 outcome.parsed.append(name)
                 outcome.snapshots += count
             elif name not in outcome.failed:
@@ -122,8 +132,10 @@ def _hint(inp: Input, prefer: Optional[str]) -> Optional[str]:
 def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callable[[str], None],
           progress: Optional[Callable[[int], None]] = None,
           stdin: Optional[IO[bytes]] = None) -> Iterator[Snapshot]:
-    """The snapshots of one dump; every problem is one line on `error`, naming the file."""
-    count, explained, skipped = 0, False, []
+    """The snapshots of one dump and its socket tables and learned routes (parsers.Evidence,
+    each before the snapshot read after it); every problem is one line on `error`, naming the file."""
+    count, found, explained, skipped = 0, 0, False, []
+    held: List[Evidence] = []
     try:
         binary = (stdin or sys.stdin.buffer) if name == "-" else open(name, "rb")
     except OSError as exc:
@@ -133,19 +145,25 @@ def _file(name: str, os_name: Optional[str], hint: Optional[str], error: Callabl
         with binary:
             text = open_text(_Counting(binary, progress) if progress else binary)
             for snap in parsers.iter_parse(text, source=name, os=os_name, skipped=skipped, prefer=hint,
-                                           warn=lambda m, n=name: error(f"{n}: {m}")):
+                                           warn=lambda m, n=name: error(f"{n}: {m}"),
+                                           evidence=held.append):
+                found += len(held)
+                yield from held
+                held.clear()
                 count += 1
                 yield snap
+            found += len(held)
+            yield from held
     except ParseError as exc:
         error(f"{name}: {exc}")
         explained = True
     except (OSError, UnicodeError) as exc:
         error(f"{name}: cannot read: {exc}")
         explained = True
-    if count and skipped:
+    if (count or found) and skipped:
         error(f"{name}: skipped {len(skipped)} block(s) of text that no parser reads "
               f"(lines {', '.join(map(str, skipped[:5]))}{', ...' if len(skipped) > 5 else ''})")
-    if not count and not explained:
+    if not count and not found and not explained:
         why = (f" ({len(skipped)} block(s) of text with numbers matched no parser; "
                f"use --os to force one)" if skipped else " (empty, or no text with numbers)")
         error(f"{name}: no netstat IP statistics found{why}")
@@ -176,7 +194,7 @@ class _Workers:
 
     @classmethod
     def start(cls, dumps: Iterator[Input], os_name: Optional[str], prefer: Optional[str], jobs: int,
-              encode: Optional[Callable] = None) -> Optional[_Workers]:
+              encode: Optional[Callable] = None, evidence: bool = False) -> Optional[_Workers]:
         """Workers for the dumps `dumps` yields, run to its end (None when there are fewer
         than two dumps, or no small file: the main process reads them all)."""
         first: List[Input] = []
@@ -198,7 +216,7 @@ class _Workers:
                 break
         if not todo:
             return None
-        workers = cls(os_name, encode, min(jobs, files), todo)
+        workers = cls(os_name, encode, min(jobs, files), todo, evidence)
         try:
             for made in rounds:                # the rest of the walk
                 workers.todo.append(made)
@@ -209,12 +227,14 @@ class _Workers:
         workers._send()
         return workers
 
-    def __init__(self, os_name: Optional[str], encode: Optional[Callable], workers: int, todo: deque):
+    def __init__(self, os_name: Optional[str], encode: Optional[Callable], workers: int, todo: deque,
+                 evidence: bool = False):
         import multiprocessing
         self.rounds: deque = deque()         # (its first file, [([(name, bytes) of a batch], pending result) a worker], bytes)
         self.todo = todo                     # (round, looks) not yet sent
         self.os_name = os_name
         self.encode = encode
+        self.evidence = evidence
         self.results: dict = {}
         self.held = 0                        # bytes of the rounds out
         methods = multiprocessing.get_all_start_methods()
@@ -238,7 +258,8 @@ class _Workers:
             for worker, part in enumerate(self.route.split(batch, looks)):
                 if part:
                     parts.append(([(name, nbytes) for name, _, nbytes, _ in part],
-                                  self.pools[worker].apply_async(_read_batch, (part, self.os_name, self.encode))))
+                                  self.pools[worker].apply_async(_read_batch, (part, self.os_name, self.encode,
+                                                                                self.evidence))))
             self.rounds.append((batch[0][0], parts, held))
             self.held += held
 
@@ -358,21 +379,24 @@ def _worker_start() -> None:
     sys.stdout = sys.stderr = open(os.devnull, "w")
 
 
-def _read_batch(batch, os_name: Optional[str], encode: Optional[Callable] = None):
-    """In a worker: for each file, [snapshot or error line, ...] in the order they came; a
-    snapshot as the tuple of its fields (unpickled in half the time of the object, in the
-    main process, which reads every worker's results), or with `encode`, as the 1-tuple
-    (encode(snapshot, case),)."""
+def _read_batch(batch, os_name: Optional[str], encode: Optional[Callable] = None, evidence: bool = False):
+    """In a worker: for each file, [snapshot, evidence or error line, ...] in the order they
+    came; a snapshot as the tuple of its fields (unpickled in half the time of the object, in
+    the main process, which reads every worker's results), evidence as it is, or with
+    `encode`, either as the 1-tuple (encode(item, case),)."""
     done = []
     names = [f.name for f in fields(Snapshot)]
     for name, hint, _, case in batch:
         events: list = []
         if encode is None:
             for snap in _file(name, os_name, hint, events.append):
-                events.append(tuple([getattr(snap, n) for n in names]))
+                events.append(snap if snap.__class__ is Evidence else tuple([getattr(snap, n) for n in names]))
         else:
             for snap in _file(name, os_name, hint, events.append):
-                events.append((encode(snap, case),))
+                if snap.__class__ is not Evidence or evidence:
+                    events.append((encode(snap, case),))
+                else:
+                    events.append(snap)
         done.append(events)
     return done
 
@@ -384,6 +408,8 @@ def _replay(events, nbytes: int, error: Callable[[str], None],
     for event in events:
         if type(event) is str:
             error(event)
+        elif event.__class__ is Evidence:
+            yield event                 # read() leaves it out unless the caller wants evidence
         elif len(event) == 1:
             yield Encoded(event[0])
         else:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 import parsers
-from parsers.model import Meta
+from parsers.model import Meta, Signal, signal_values
 
 
 FAMILIES = ("ipv4", "ipv6")
@@ -75,6 +75,61 @@ class Period:
                     peak[k] = max(peak.get(k, 0.0), per[k])
 
 
+@dataclass
+class Signals:
+    """One host's signal counters of one OS format (parsers' Meta.signals: frag-needed in and
+    out, retransmission timeouts, PLPMTUD, black-hole detection): the totals of its last
+    snapshot and their growth between its snapshots."""
+    meta: Meta
+    totals: Dict[Tuple[str, str], Tuple[int, Signal]] = field(default_factory=dict)   # (what, family) -> (value, Signal)
+    taken: str = ""
+    increase: Dict[Tuple[str, str], int] = field(default_factory=dict)
+    intervals: int = 0                             # pairs whose signals could be compared
+    seconds: float = 0.0                           # dated time those pairs covered
+    resets: int = 0
+    last_time: Optional[str] = None
+
+    def fold(self, values: Dict[Tuple[str, str], Tuple[int, Signal]], taken: str, when: Optional[str],
+             elapsed: Optional[float]) -> None:
+        old = self.totals
+        if old:
+            common = [k for k in values if k in old]
+            bits = self.meta.counter_bits
+            grew: Dict[Tuple[str, str], int] = {}
+            reset = False
+            for k in common:
+                a, b = old[k][0], values[k][0]
+                if b >= a:
+                    grew[k] = b - a
+                elif 2 ** bits - 2 ** 28 <= a < 2 ** bits and b < 2 ** 28:
+                    grew[k] = b + 2 ** bits - a
+                else:
+                    reset = True
+            if reset:
+                self.resets += 1
+            elif common:
+                self.intervals += 1
+                if elapsed:
+                    self.seconds += elapsed
+                for k, v in grew.items():
+                    self.increase[k] = self.increase.get(k, 0) + v
+        self.totals, self.taken, self.last_time = values, taken, when
+
+    def total(self, what: str, family: str) -> Optional[int]:
+        got = self.totals.get((what, family))
+        return None if got is None else got[0]
+
+    def grew(self, what: str, family: str) -> Optional[int]:
+        """The increase over the observed period; None without two comparable snapshots."""
+        if not self.intervals or (what, family) not in self.totals:
+            return None
+        return self.increase.get((what, family), 0)
+
+    def signal(self, what: str, family: str) -> Optional[Signal]:
+        got = self.totals.get((what, family))
+        return None if got is None else got[1]
+
+
 def _meta(os_name: str) -> Optional[Meta]:
     return getattr(parsers.REGISTRY.get(os_name), "META", None)
 
@@ -93,6 +148,7 @@ class Tally:
     forwarder: bool = False                         # a snapshot says it forwards more than it delivers
     forwarded: Optional[Tuple[int, Optional[int], Optional[bool]]] = None   # last (ForwDatagrams, InDelivers, forwarding)
     periods: Dict[Tuple[str, str], Period] = field(default_factory=dict)
+    signals: Dict[str, Signals] = field(default_factory=dict)     # OS format -> its signal counters
     last_os: Optional[str] = None
 
     def snapshot(self, snap) -> None:
@@ -123,6 +179,14 @@ class Tally:
                 self.forwarder = True
         if meta is None:
             return
+        if meta.signals:
+            values = signal_values(meta, snap.counters)
+            if values:
+                s = self.signals.get(snap.os)
+                if s is None:
+                    s = self.signals[snap.os] = Signals(meta)
+                s.fold(values, snap.taken_at or f"{snap.source} line {snap.line}", snap.taken_at,
+                       _elapsed(s.last_time, snap.taken_at))
         taken = None
         for fam in FAMILIES:
             values = getattr(snap, fam)
@@ -146,6 +210,19 @@ class Tally:
     @property
     def router(self) -> bool:
         return self.device or self.forwarder
+
+
+def _elapsed(a: Optional[str], b: Optional[str]) -> Optional[float]:
+    """Seconds from one taken_at to the next (None when either is undated or they run backwards)."""
+    if not a or not b:
+        return None
+    from datetime import datetime
+    try:
+        x, y = datetime.fromisoformat(a), datetime.fromisoformat(b)
+        seconds = (y - x).total_seconds()
+    except (ValueError, TypeError):
+        return None
+    return seconds if seconds > 0 else None
 
 
 def of(snapshots: List, deltas: List) -> Tally:

@@ -95,7 +95,7 @@ def gather(paths: List[str], flags: Dict[str, object], hosts_file: Optional[str]
     outcome = Outcome()
     inputs, facts = walk(paths, error, outcome.failed, hosts_file)
     model = Builder(facts, forced=host, note=error, keep=KEEP)
-    for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"), jobs=jobs_wanted(jobs)):
+    for s, inp in read(inputs, None, outcome, error, prefer=flags.get("os"), jobs=jobs_wanted(jobs), evidence=True):
         model.add(s, inp.case)
     probes = saved_probes(inputs, outcome, error)
     live = list(targets or [])

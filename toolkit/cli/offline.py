@@ -38,9 +38,10 @@ def _check(fmt: str, as_json: bool, os_name: Optional[str], jobs: int) -> str:
     return fmt
 
 
-def _snapshots(paths: List[str], os_name: Optional[str], outcome, quiet: bool, jobs: int = 1, encode=None):
+def _snapshots(paths: List[str], os_name: Optional[str], outcome, quiet: bool, jobs: int = 1, encode=None,
+               evidence: bool = False):
     """(snapshot, input) from the inputs, with a byte-count progress bar on a terminal for big inputs
-    (`encode`: see inputs.read). Without a bar, --jobs workers start on the first dumps
+    (`encode`, `evidence`: see inputs.read). Without a bar, --jobs workers start on the first dumps
     while the walk goes on (inputs.read)."""
     from toolkit import hosts
     from toolkit.inputs import jobs_wanted, read, size
@@ -56,16 +57,17 @@ def _snapshots(paths: List[str], os_name: Optional[str], outcome, quiet: bool, j
     jobs = jobs_wanted(jobs)
     if quiet or not sys.stderr.isatty():
         yield from read(hosts.scan(paths, error, outcome.failed), os_name, outcome, error, jobs=jobs, encode=encode,
-                        walked=walked)
+                        walked=walked, evidence=evidence)
         return
     inputs, _ = hosts.walk(paths, error, outcome.failed)
     walked(inputs)
     total = size(inputs)
     if total < 32 * 2 ** 20:
-        yield from read(inputs, os_name, outcome, error, jobs=jobs, encode=encode)
+        yield from read(inputs, os_name, outcome, error, jobs=jobs, encode=encode, evidence=evidence)
         return
     with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs, encode=encode)
+        yield from read(inputs, os_name, outcome, error, progress=bar.update, jobs=jobs, encode=encode,
+                        evidence=evidence)
 
 
 def _named(items, forced: Optional[str]) -> Iterator:
@@ -106,6 +108,13 @@ def _said(s, shown: set) -> None:
 def _snapshot_rows(s, shown: set):
     from parsers.model import COUNTERS
     _said(s, shown)
+    if s.__class__.__name__ == "Evidence":
+        # a socket table or learned routes: what it holds, in the family column
+        what = (f"{len(s.items)} sockets, {len({i.peer for i in s.items})} peers" if s.kind == "sockets"
+                else f"{len(s.items)} routes, {sum(1 for r in s.items if r.cache)} learned" if s.kind == "routes"
+                else f"{len(s.items)} {s.kind}")
+        yield [s.source, s.index, s.os, s.host, s.taken_at, f"{s.format}: {what}"] + [None] * len(COUNTERS)
+        return
     for family in ("ipv4", "ipv6"):
         values = getattr(s, family)
         if values is not None:
@@ -161,7 +170,7 @@ def parse(paths: Annotated[List[str], PATHS], os_name: Annotated[Optional[str], 
     shown: set = set()
     encode = functools.partial(_line, host) if fmt != "table" else None
     headers = ["source", "#", "os", "host", "taken_at", "family"] + list(COUNTERS)
-    emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs, encode), host), fmt,
+    emit(_named(_snapshots(paths, os_name, outcome, quiet, jobs, encode, evidence=True), host), fmt,
          lambda s: _snapshot_rows(s, shown), headers, encoded=snapjson.line)
     _finish(outcome)
 

@@ -14,6 +14,17 @@ from toolkit.findings import Recommendation
 NAME = "linux"
 SYSCTL_FILE = "/etc/sysctl.d/90-mssdiag.conf"
 
+# What net.ipv4.tcp_mtu_probing costs a new connection through a silent PMTU black hole:
+# measured with benchmarks/plpmtud_bench.py (client - r1 - r2 - target, both ends at MTU 1500,
+# a 1400-byte link between the routers, r1 dropping its own 'fragmentation needed'; 64 KiB
+# sent on a new connection, 6 runs per setting; docs/benchmarks.md has the run).
+PROBING_COST = ("tcp_mtu_probing=1 probes only after retransmission timeouts: measured here, every new connection "
+                "through a silent 1400-byte hole stalled 6.5-6.7 s (median 6.7 s; one run of 6 took 24 s) before "
+                "its data got through; =2 probes from the start and took 0.03-0.06 s; =0 (the default) never "
+                "finished in 30 s.")
+PROBING_TWO = ("=2 starts every connection at net.ipv4.tcp_base_mss (1024 by default) and probes up, on healthy "
+               "paths too; =1 costs nothing until a path is silent, then the stall above on each new connection.")
+
 
 def default_mss(release: Optional[str], local: Optional[bool]) -> Tuple[Optional[int], str]:
     return None, "Linux advertises the interface MTU's MSS (1460 on Ethernet) and does PMTU discovery"
@@ -30,7 +41,7 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
             ["sysctl -w net.ipv4.tcp_mtu_probing=1",
              f"echo 'net.ipv4.tcp_mtu_probing = 1' >> {SYSCTL_FILE}"],
             applies_to="Linux 2.6.17 and later (IPv4 and IPv6)", where="root shell",
-            caveats=["1 probes only after a black hole is suspected (a stall first); 2 always probes."])
+            caveats=[PROBING_COST, PROBING_TWO])
     if path_mtu is None:
         return [probing]
     header = calc.IPV6 if family == "ipv6" else calc.IPV4
@@ -50,6 +61,19 @@ def black_hole(path_mtu: Optional[int], release: Optional[str], family: str) -> 
             applies_to="Linux", where="root shell; persist in the distribution's network configuration",
             caveats=["Every destination on the interface gets the smaller MTU, local ones included."]),
     ]
+
+
+def mtu_probing(active: bool) -> List[Recommendation]:
+    """PLPMTUD (tcp_mtu_probing) seen firing: what 1 and 2 cost, so the choice is made knowingly."""
+    return [Recommendation(
+        "linux-tcp-mtu-probing-2", "Probe from the start (tcp_mtu_probing=2) until the silent path is fixed",
+        ["sysctl net.ipv4.tcp_mtu_probing net.ipv4.tcp_base_mss",
+         "sysctl -w net.ipv4.tcp_mtu_probing=2",
+         f"echo 'net.ipv4.tcp_mtu_probing = 2' >> {SYSCTL_FILE}"],
+        applies_to="Linux 2.6.17 and later (IPv4 and IPv6)", where="root shell",
+        caveats=[PROBING_COST, PROBING_TWO] + (
+            ["PLPMTUD is already on here (its counters grew): the probes that fail are the silent path."]
+            if active else []))]
 
 
 def buffers(bdp: calc.Bdp) -> List[Recommendation]:

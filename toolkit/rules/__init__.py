@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, List, Tuple
 
 from toolkit.findings import Finding
-from toolkit.rules import buffers, captured, facts, fragments, mss, path, probed, stack
+from toolkit.rules import buffers, captured, facts, fragments, mss, path, pmtud, probed, sockets, stack
 
 Rule = Callable[[object], List[Finding]]
 
@@ -26,6 +26,14 @@ RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
     (fragments.outbound, ("fragmenting-outbound",)),
     (fragments.df_drops, ("df-drops",)),
     (fragments.router, ("router-fragmenting",)),
+    (pmtud.ptb_received, ("ptb-received",)),
+    (pmtud.ptb_sent, ("ptb-sent",)),
+    (pmtud.timeouts_without_ptb, ("timeouts-without-ptb",)),
+    (pmtud.plpmtud, ("plpmtud-active",)),
+    (pmtud.blackhole_detected, ("blackhole-detected",)),
+    (sockets.legacy_peers, ("peers-536",)),
+    (sockets.black_holes, ("peer-black-hole",)),
+    (sockets.learned_mtus, ("learned-pmtu",)),
     (facts.contradictions, ("facts-contradicted",)),
     (captured.findings, captured.CODES),
     (path.jumbo, ("jumbo-frames", "jumbo-not-end-to-end")),
