@@ -33,7 +33,7 @@ def endpoint(side: str, routes: Iterable[Route]) -> Host:
     vxlan-nodev lab): its two nstat snapshots paired, its devices and routes."""
     import parsers
     from toolkit.hosts import deltas
-    folder = FIXTURES / "cases" / "stack-outer-fragments" / side
+    folder = FIXTURES / "cases" / "forms" / "stack-endpoints" / side
     h = Host(HostFacts(side, os="linux"))
     for n in (1, 2):
         h.snapshots += parsers.parse((folder / f"nstat-{n}.txt").read_text(), source=f"{side}/nstat-{n}.txt")

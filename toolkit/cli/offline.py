@@ -224,6 +224,9 @@ def diff(paths: Annotated[List[str], PATHS], os_name: Annotated[Optional[str], O
         if outcome.snapshots:
             each = ", ".join(f"{h.facts.name} ({h.snapshot_count})" for h in found if h.snapshot_count)
             error(f"nothing to pair: diff needs two snapshots of one host; snapshots per host: {each}")
+        elif outcome.parsed:
+            error("nothing to pair: diff compares netstat snapshots, and these inputs hold none "
+                  "(socket tables, routes and devices are read by parse and triage)")
         raise typer.Exit(1)
     _finish(outcome)
 
