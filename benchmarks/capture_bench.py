@@ -1,20 +1,28 @@
-"""`mssdiag capture` beside tshark and tcptrace on a >= 1 GiB pcap built from lab traffic.
+"""`mssdiag capture` beside tshark and tcptrace: a >= 1 GiB pcap of one long connection, and
+a pcap of 1,000,000 SYNs (a million connections: memory per connection).
 
-The input is the lab's upload connection (fixtures/captures/lab/
+Case `stream`: the lab's upload connection (fixtures/captures/lab/
 bottleneck_client_upload_offloads_off.pcap: handshake, full-size segments, ICMP
 fragmentation-needed, smaller segments, ACKs) with each frame restored to its wire
 length (the fixture was taken with snaplen 128) and its data and ACK segments repeated
 with advancing sequence numbers until the file passes --size. It is written to /tmp
 and removed afterwards (--keep to keep it); it is never committed.
 
-    .venv/bin/python benchmarks/capture_bench.py            # 1 GiB, each tool 3 runs, medians
-    .venv/bin/python benchmarks/capture_bench.py --size 256 --runs 1
+Case `syns`: 1,000,000 SYNs from distinct source addresses and ports, each with an MSS
+option (74 MB); every one is a connection. mssdiag must stay within 500 MiB peak RSS for
+the table and for --json.
 
-Each tool runs as its own process; peak RSS is the child's ru_maxrss.
+    .venv/bin/python benchmarks/capture_bench.py            # both cases, each tool 3 runs, medians
+    .venv/bin/python benchmarks/capture_bench.py --case stream --size 256 --runs 1
+    .venv/bin/python benchmarks/capture_bench.py --case syns --syns 1000000 --runs 1 --json
+
+Each tool runs as its own process; peak RSS is the child's ru_maxrss. --json prints the
+figures as one JSON object after the tables.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -86,6 +94,29 @@ def build(out: Path, size: int) -> int:
     return n
 
 
+def build_syns(out: Path, count: int) -> int:
+    """`count` SYNs, each its own connection (distinct source address and port)."""
+    eth = bytes.fromhex("020000000002020000000001") + b"\x08\x00"
+    with open(out, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i in range(count):
+            src = bytes((10, 1 + (i >> 16) % 200, (i >> 8) & 255, i & 255))
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 44, i & 0xFFFF, 0x4000, 64, 6, 0, src, bytes((10, 250, 0, 5)))
+            ip = ip[:10] + struct.pack("!H", _checksum(ip)) + ip[12:]
+            tcp = struct.pack("!HHIIBBHHH", 1024 + i % 60000, 80, (i * 7919) & 0xFFFFFFFF, 0, 6 << 4, 2, 65535, 0,
+                              0) + b"\x02\x04\x05\xb4"
+            frame = eth + ip + tcp
+            f.write(struct.pack("<IIII", 1700000000 + i // 1000, (i % 1000) * 1000, len(frame), len(frame)) + frame)
+    return count
+
+
+def _checksum(header: bytes) -> int:
+    s = sum(struct.unpack(f"!{len(header) // 2}H", header))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
 def run(argv, stdout=subprocess.DEVNULL):
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
@@ -102,30 +133,11 @@ LIB = ("import sys\nfrom toolkit import capture\nr = capture.analyze([sys.argv[1
        "print(len(r.flows), r.flows[0]['client_to_server']['max_payload'])")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=1024, help="MiB (default 1024)")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--dir", default="/tmp")
-    args = ap.parse_args()
-    path = Path(args.dir) / "mssdiag-capture-bench.pcap"
-    t = time.perf_counter()
-    packets = build(path, args.size * 2 ** 20)
-    mib = path.stat().st_size / 2 ** 20
-    print(f"built {path}: {mib:.0f} MiB, {packets} packets in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    mssdiag = str(Path(PYTHON).parent / "mssdiag")
-    tools = [("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE),
-             ("toolkit.capture.analyze (library)", [PYTHON, "-c", LIB, str(path)], subprocess.PIPE)]
-    if shutil.which("tshark"):
-        tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
-                                                           "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
-    if shutil.which("tcptrace"):
-        tools.append(("tcptrace -l", ["tcptrace", "-l", "-n", str(path)], subprocess.PIPE))
+def measure(tools, runs: int, packets: int, mib: float):
     rows = []
     for label, argv, out in tools:
         secs, rss = [], []
-        for _ in range(args.runs):
+        for _ in range(runs):
             s, r, code, err = run(argv, out)
             if code != 0:
                 print(f"{label}: exit {code}: {err.strip()[-300:]}", file=sys.stderr)
@@ -136,11 +148,66 @@ def main() -> None:
     base = next((r[2] for r in rows if r[0].startswith("tshark")), None)
     for r in rows:
         r.append(round(base / r[2], 1) if base else None)
-    print(tabulate(rows, headers=["tool", "MiB", "seconds", "packets/s", "MiB/s", "peak RSS MiB", "x tshark"]))
-    print(f"python {platform.python_version()}, {os.cpu_count()} cores; {packets} packets; "
-          f"median of {args.runs} run(s); one process per tool")
-    if not args.keep:
-        path.unlink()
+    return rows
+
+
+HEADERS = ["tool", "MiB", "seconds", "packets/s", "MiB/s", "peak RSS MiB", "x tshark"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--case", choices=("stream", "syns", "all"), default="all")
+    ap.add_argument("--size", type=int, default=1024, help="MiB of the stream case (default 1024)")
+    ap.add_argument("--syns", type=int, default=1_000_000, help="SYNs of the syns case (default 1,000,000)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    ap.add_argument("--dir", default="/tmp")
+    args = ap.parse_args()
+    mssdiag = str(Path(PYTHON).parent / "mssdiag")
+    report = {"python": platform.python_version(), "cores": os.cpu_count(), "runs": args.runs, "cases": {}}
+    if args.case in ("stream", "all"):
+        path = Path(args.dir) / "mssdiag-capture-bench.pcap"
+        t = time.perf_counter()
+        packets = build(path, args.size * 2 ** 20)
+        mib = path.stat().st_size / 2 ** 20
+        print(f"built {path}: {mib:.0f} MiB, {packets} packets in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        tools = [("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE),
+                 ("toolkit.capture.analyze (library)", [PYTHON, "-c", LIB, str(path)], subprocess.PIPE)]
+        if shutil.which("tshark"):
+            tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
+                                                               "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
+        if shutil.which("tcptrace"):
+            tools.append(("tcptrace -l", ["tcptrace", "-l", "-n", str(path)], subprocess.PIPE))
+        rows = measure(tools, args.runs, packets, mib)
+        print(f"one connection, {packets} packets ({mib:.0f} MiB), reassembly on:")
+        print(tabulate(rows, headers=HEADERS))
+        report["cases"]["stream"] = {"packets": packets, "mib": round(mib, 1),
+                                     "tools": [dict(zip(HEADERS, r)) for r in rows]}
+        if not args.keep:
+            path.unlink()
+    if args.case in ("syns", "all"):
+        path = Path(args.dir) / "mssdiag-capture-syns.pcap"
+        packets = build_syns(path, args.syns)
+        mib = path.stat().st_size / 2 ** 20
+        tools = [("mssdiag capture -q (table)", [mssdiag, "capture", "-q", str(path)], subprocess.PIPE),
+                 ("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE)]
+        if shutil.which("tshark"):
+            tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
+                                                               "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
+        rows = measure(tools, args.runs, packets, mib)
+        print(f"{packets} SYNs, each a connection ({mib:.0f} MiB); mssdiag's limit: 500 MiB peak RSS")
+        print(tabulate(rows, headers=HEADERS))
+        within = all(r[5] <= 500 for r in rows if r[0].startswith("mssdiag"))
+        print("mssdiag peak RSS within 500 MiB: " + ("yes" if within else "NO"))
+        report["cases"]["syns"] = {"packets": packets, "mib": round(mib, 1), "within_500_mib": within,
+                                   "tools": [dict(zip(HEADERS, r)) for r in rows]}
+        if not args.keep:
+            path.unlink()
+    print(f"python {platform.python_version()}, {os.cpu_count()} cores; median of {args.runs} run(s); "
+          "one process per tool")
+    if args.json:
+        print(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ MAC_C, MAC_S = "02:00:00:00:00:01", "02:00:00:00:00:02"
 
 def _scapy():
     from scapy.all import (Ether, Dot1Q, Dot1AD, IP, IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, TCP, UDP,
-                           ICMP, ICMPv6PacketTooBig, Raw, CookedLinuxV2, Loopback, fragment, fragment6, raw)
+                           ICMP, ICMPv6PacketTooBig, Raw, CookedLinuxV2, Loopback, fragment, fragment6, raw,
+                           PPPoE, PPP)
+    from scapy.contrib.mpls import MPLS
     return locals()
 
 
@@ -223,17 +225,21 @@ def frag_v6():
     return pcap_bytes(c.frames())
 
 
+def _carried(sport: int, mss: int, byte: bytes, outer) -> bytes:
+    """A connection (both ends advertising `mss`, three full segments from the server), each
+    packet inside the layers `outer(x)` returns."""
+    c = Conv(sport=sport)
+    x = c.x
+    c.handshake(mss, mss)
+    for _ in range(3):
+        c.tcp("s", "PA", byte * mss)
+    return pcap_bytes([(t, bytes(outer(x) / p)) for t, p in c.pkts])
+
+
 def vlan():
     """802.1ad + 802.1Q double tag (QinQ) around a 1460/1460 connection."""
-    c = Conv(sport=443)
-    x = c.x
-    c.handshake(1460, 1460)
-    for _ in range(3):
-        c.tcp("s", "PA", b"v" * 1460)
-    frames = []
-    for t, p in c.pkts:
-        frames.append((t, bytes(x["Ether"](src=MAC_C, dst=MAC_S) / x["Dot1AD"](vlan=100) / x["Dot1Q"](vlan=20) / p)))
-    return pcap_bytes(frames)
+    return _carried(443, 1460, b"v", lambda x: x["Ether"](src=MAC_C, dst=MAC_S) / x["Dot1AD"](vlan=100) /
+                    x["Dot1Q"](vlan=20))
 
 
 def sll2():
@@ -292,11 +298,54 @@ def bsd_loopback():
     return pcap_bytes(frames, link=0)
 
 
+def pppoe():
+    """A PPPoE session (the classic 1492-byte MTU): both ends advertise 1452, full segments of
+    1452 bytes in Ethernet / PPPoE / PPP frames."""
+    return _carried(80, 1452, b"p", lambda x: x["Ether"](src=MAC_C, dst=MAC_S) / x["PPPoE"](sessionid=0x11) /
+                    x["PPP"](proto=0x21))
+
+
+def mpls():
+    """Two MPLS labels around a 1460/1460 connection (a capture on a provider link)."""
+    return _carried(443, 1460, b"m", lambda x: x["Ether"](src=MAC_C, dst=MAC_S, type=0x8847) /
+                    x["MPLS"](label=100, s=0) / x["MPLS"](label=200, s=1))
+
+
+def frag_syn():
+    """A SYN whose TCP options (MSS 1380 among them) arrive in a second IPv4 fragment, the
+    fragments out of order; an IPv6 connection whose segments carry atomic fragment headers;
+    and an IPv4 datagram whose fragments overlap (discarded, as RFC 5722 / Linux do)."""
+    c = Conv(df=False, sport=22)
+    x = c.x
+    syn = c.tcp("c", "S", ack=False, options=[("MSS", 1380), ("SAckOK", b""), ("Timestamp", (1, 0)),
+                                               ("NOP", None), ("WScale", 7)])
+    c.pkts.pop()
+    frags = x["fragment"](syn, fragsize=16)
+    for frag in reversed(frags):
+        c.add(frag)
+    c.tcp("s", "SA", options=[("MSS", 1460)])
+    c.tcp("c", "A")
+    c.tcp("s", "PA", b"a" * 1000)
+    over = x["IP"](src=S4, dst=C4, id=999, flags="MF", frag=0, proto=6) / x["Raw"](bytes(c.tcp("s", "PA", b"o" * 600))[20:420])
+    c.pkts.pop()
+    c.add(over)
+    c.add(x["IP"](src=S4, dst=C4, id=999, frag=40, proto=6) / x["Raw"](b"o" * 300))   # overlaps bytes 320..400
+    v6 = Conv(c=C6, s=S6, v6=True, cport=40100, sport=80)
+    v6.handshake(1440, 1440)
+    atomic = []
+    for t, p in v6.pkts:
+        if p[x["TCP"]].flags == "SA":
+            p = x["IPv6"](src=S6, dst=C6, nh=44) / x["IPv6ExtHdrFragment"](id=7, m=0, offset=0) / p[x["TCP"]]
+        atomic.append((t + 1, p))
+    return pcap_bytes(c.frames() + [(t, bytes(x["Ether"](src=MAC_C, dst=MAC_S, type=0x86DD) / p)) for t, p in atomic])
+
+
 BUILDERS: Dict[str, Callable[[], bytes]] = {
     "legacy536.pcap": legacy536, "stcp_small_segments.pcap": stcp_small, "ptb_obeyed.pcap": ptb_obeyed,
     "ptb_ignored.pcap": ptb_ignored, "fragments_v4.pcap": frag_v4, "fragments_v6.pcap": frag_v6,
     "vlan_qinq.pcap": vlan, "sll2.pcap": sll2, "snaplen96.pcap": snaplen, "two_interfaces.pcapng": two_ifaces,
-    "snoop_no_mss.snoop": loopback_snoop, "bsd_loopback_blackhole.pcap": bsd_loopback,
+    "snoop_no_mss.snoop": loopback_snoop, "bsd_loopback_blackhole.pcap": bsd_loopback, "pppoe.pcap": pppoe,
+    "mpls.pcap": mpls, "fragmented_syn.pcap": frag_syn,
 }
 
 
@@ -322,6 +371,124 @@ def actual(raw: Path, args: dict) -> dict:
     return summary([raw], [CAPTURES / p for p in args.get("second", [])], args.get("mtu", 1500))
 
 
+# ---- tshark as the truth, connection by connection ---------------------------------------
+TSHARK_FIELDS = ["frame.protocols", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport",
+                 "tcp.stream", "tcp.flags.syn", "tcp.options.mss_val", "tcp.len", "icmp.type", "icmp.code",
+                 "icmpv6.type", "ip.fragment.count", "ipv6.fragment.count"]
+
+
+def _nth(value: str, n: int) -> str:
+    parts = value.split(",") if value else []
+    return parts[n] if n < len(parts) else ""
+
+
+def tshark_connections(path) -> Dict[tuple, dict]:
+    """Per TCP connection direction as tshark sees it: {(src, sport, dst, dport, n): {"mss", "max_len",
+    "fragments", "ptb"}}, n counting connections of the same 4-tuple in order (tcp.stream)."""
+    import subprocess
+    done = subprocess.run(["tshark", "-n", "-r", str(path), "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,",
+                           *[x for f in TSHARK_FIELDS for x in ("-e", f)]], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 and not done.stdout:
+        raise RuntimeError(f"tshark cannot read it: {done.stderr.strip().splitlines()[-1:]}")
+    out = done.stdout
+    streams: Dict[str, tuple] = {}       # tcp.stream -> (4-tuple, n)
+    seen: Dict[tuple, int] = {}
+    got: Dict[tuple, dict] = {}
+    ptbs = []
+    for line in out.splitlines():
+        v = dict(zip(TSHARK_FIELDS, line.split("\t")))
+        protos = v["frame.protocols"].split(":")
+        if "tcp" not in protos:
+            continue
+        # the first TCP of the frame (tshark also dissects packets carried as application data,
+        # e.g. OpenFlow's), and the IP layer right before it (inside any tunnel)
+        at = protos.index("tcp")
+        inner = [p for p in protos[:at] if p in ("ip", "ipv6")]
+        if not inner:
+            continue
+        fam = inner[-1]
+        nth = inner.count(fam) - 1
+        src, dst = _nth(v[f"{fam}.src"], nth), _nth(v[f"{fam}.dst"], nth)
+        sport, dport = _nth(v["tcp.srcport"], 0), _nth(v["tcp.dstport"], 0)
+        if not (src and dst and sport and dport):
+            continue
+        quad = (src, int(sport), dst, int(dport))
+        if "icmp" in protos or "icmpv6" in protos:
+            t4, c4, t6 = v["icmp.type"].split(",")[0], v["icmp.code"].split(",")[0], v["icmpv6.type"].split(",")[0]
+            if (t4, c4) == ("3", "4") or t6 == "2":
+                ptbs.append(quad)
+            continue
+        stream = _nth(v["tcp.stream"], 0)
+        if stream not in streams:
+            pair = (quad, (quad[2], quad[3], quad[0], quad[1]))
+            key = min(pair)
+            streams[stream] = (key, seen.get(key, 0))
+            seen[key] = seen.get(key, 0) + 1
+        key, n = streams[stream]
+        d = got.setdefault(quad + (n,), {"mss": None, "max_len": 0, "fragments": 0, "ptb": 0, "syn": False})
+        got.setdefault((quad[2], quad[3], quad[0], quad[1], n), {"mss": None, "max_len": 0, "fragments": 0, "ptb": 0,
+                                                                  "syn": False})
+        if _nth(v["tcp.flags.syn"], 0) in ("1", "True") and not d["syn"]:
+            d["syn"] = True
+            mss = _nth(v["tcp.options.mss_val"], 0)
+            d["mss"] = int(mss) if mss else None
+        d["max_len"] = max(d["max_len"], int(_nth(v["tcp.len"], 0) or 0))
+        frag = v["ip.fragment.count" if fam == "ip" else "ipv6.fragment.count"]
+        d["fragments"] += int(_nth(frag, 0) or 0)
+    for quad in ptbs:
+        n = max((k[4] for k in got if k[:4] == quad), default=None)
+        if n is not None:
+            got[quad + (n,)]["ptb"] += 1
+    return got
+
+
+def our_connections(path, mtu: int = 1500) -> Dict[tuple, dict]:
+    from toolkit import capture
+    seen: Dict[tuple, int] = {}
+    got = {}
+    result = capture.analyze([str(path)], mtu=mtu)
+    if not result.read_ok:
+        raise RuntimeError(f"mssdiag cannot read it: {result.errors}")
+    for f in result.flows:
+        c, s = f["client_to_server"], f["server_to_client"]
+        key = min((c["addr"], c["port"], s["addr"], s["port"]), (s["addr"], s["port"], c["addr"], c["port"]))
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        for me, peer in ((c, s), (s, c)):
+            got[(me["addr"], me["port"], peer["addr"], peer["port"], n)] = {
+                "mss": me["mss"], "peer_mss": peer["mss"], "max_payload": me["max_payload"],
+                "segmentation": me.get("segmentation"), "fragments": me["fragments"], "ptb": len(me["ptb"]),
+                "incomplete": me.get("incomplete_datagrams", 0)}
+    return got
+
+
+def disagreements(path, mtu: int = 1500) -> List[str]:
+    """Where mssdiag and tshark differ, per connection direction: SYN MSS, largest payload (or
+    "captured before segmentation" where tshark's payload exceeds the MSS), PTBs tied to the
+    connection, fragments of reassembled datagrams. Empty: they agree."""
+    theirs, ours = tshark_connections(path), our_connections(path, mtu)
+    out = []
+    for key in sorted(set(theirs) | set(ours), key=str):
+        t, o = theirs.get(key), ours.get(key)
+        name = f"{key[0]}:{key[1]} -> {key[2]}:{key[3]} #{key[4]}"
+        if t is None or o is None:
+            out.append(f"{name}: only {'mssdiag' if t is None else 'tshark'} has it")
+            continue
+        if t["mss"] != o["mss"]:
+            out.append(f"{name}: SYN MSS tshark {t['mss']}, mssdiag {o['mss']}")
+        if o["segmentation"]:
+            limit = o["peer_mss"] if o["peer_mss"] is not None else mtu - 40
+            if t["max_len"] <= limit:
+                out.append(f"{name}: mssdiag says captured before segmentation, tshark's largest is {t['max_len']}")
+        elif o["max_payload"] != t["max_len"]:
+            out.append(f"{name}: largest payload tshark {t['max_len']}, mssdiag {o['max_payload']}")
+        if t["ptb"] != o["ptb"]:
+            out.append(f"{name}: PTBs tshark {t['ptb']}, mssdiag {o['ptb']}")
+        if (t["fragments"] != o["fragments"]) if not o["incomplete"] else (t["fragments"] > o["fragments"]):
+            out.append(f"{name}: fragments tshark {t['fragments']}, mssdiag {o['fragments']}")
+    return out
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["build"]:
         SYNTH.mkdir(parents=True, exist_ok=True)
@@ -334,3 +501,15 @@ if __name__ == "__main__":
             k, v = a.split("=", 1)
             args.setdefault("second", []).append(v) if k == "second" else args.update({k: int(v)})
         print(json.dumps({"args": args, "expect": actual(raw, args)}, indent=1))
+    elif sys.argv[1:2] == ["agree"]:   # agree FILE...: per capture, where mssdiag and tshark differ
+        ok = 0
+        for name in sys.argv[2:]:
+            try:
+                diff = disagreements(name)
+            except Exception as exc:      # a file tshark cannot read: counted as a miss, named
+                diff = [f"{type(exc).__name__}: {exc}"]
+            ok += not diff
+            print(("agree   " if not diff else "DIFFER  ") + name)
+            for line in diff[:6]:
+                print("        " + line)
+        print(f"{ok}/{len(sys.argv) - 2} captures agree with tshark per connection")

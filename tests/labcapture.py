@@ -16,6 +16,7 @@ from typing import Dict, List, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 from toolkit import lab  # noqa: E402
 
 LAB_DIR = ROOT / "fixtures" / "captures" / "lab"
@@ -44,9 +45,10 @@ def offloads(L: lab.Lab, ns: str, dev: str, on: bool) -> None:
 
 
 class Tcpdump:
-    def __init__(self, L: lab.Lab, ns: str, dev: str, out: Path):
-        self.proc = subprocess.Popen(["ip", "netns", "exec", ns, "tcpdump", "--immediate-mode", "-Z", "root", "-i", dev, "-s", str(SNAPLEN), "-U",
-                                      "-n", "-w", str(out), "tcp or icmp or icmp6"],
+    def __init__(self, L, ns: str, dev: str, out: Path, expr: str = "tcp or icmp or icmp6",
+                 snaplen: int = SNAPLEN):
+        self.proc = subprocess.Popen(["ip", "netns", "exec", ns, "tcpdump", "--immediate-mode", "-Z", "root", "-i", dev,
+                                      "-s", str(snaplen), "-U", "-n", "-w", str(out), expr],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         line = self.proc.stderr.readline()        # "listening on v1a, ..."
         if "listening" not in line:
@@ -90,7 +92,7 @@ except OSError:
 """
 
 
-def upload(L: lab.Lab, path: Path, timeout: float = 3.0) -> None:
+def upload(L: lab.Lab, path: Path, timeout: float = 3.0, at=None, snaplen: int = SNAPLEN) -> None:
     """The client sends 20000 bytes to a sink on the target, whose route advertises MSS
     1460 although its own link is smaller: the client's full-size segments meet the
     router's smaller link (ICMP back, or a black hole when the router drops its ICMP)."""
@@ -99,7 +101,8 @@ def upload(L: lab.Lab, path: Path, timeout: float = 3.0) -> None:
                             stdout=subprocess.PIPE, text=True)
     try:
         sink.stdout.readline()
-        cap = Tcpdump(L, L.client, "v1a", path)
+        ns, dev = at or (L.client, "v1a")
+        cap = Tcpdump(L, ns, dev, path, snaplen=snaplen)
         L.run(L.client, [sys.executable, "-c", UPLOAD, L.target, str(timeout)], timeout=timeout + 10)
         cap.stop()
     finally:
@@ -144,12 +147,58 @@ def run(name: str, out: Path) -> Dict[str, Path]:
                 key = "ptb_offload_on" if on else "ptb_offload_off"
                 files[key] = out / f"bottleneck_client_upload_offloads_{'on' if on else 'off'}.pcap"
                 upload(L, files[key])
+    elif name == "fragments":
+        # the client does no PMTU discovery (no DF): the router fragments its 1500-byte
+        # packets for the 1400-byte link, the target reassembles them
+        with lab.scenario("bottleneck") as L:
+            for ns, dev in ((L.client, "v1a"), (L.routers[0], "v1b"), (L.routers[0], "v2a"), (L.target_ns, "v2b")):
+                offloads(L, ns, dev, False)
+            L.run(L.client, ["sysctl", "-qw", "net.ipv4.ip_no_pmtu_disc=1"], check=True)
+            files["fragments"] = out / "fragments_no_df_target_side.pcap"
+            # whole frames: tshark reassembles only fragments captured in full
+            upload(L, files["fragments"], at=(L.target_ns, "v2b"), snaplen=0)
+    elif name == "vxlan":
+        files["vxlan"] = out / "vxlan_underlay.pcap"
+        vxlan(files["vxlan"])
     else:
         raise ValueError(name)
     return files
 
 
-CASES = ("legacy536", "clamp", "blackhole", "ptb")
+VXLAN_UNDER = ("10.210.0.1", "10.210.0.2")     # inside the namespaces only
+VXLAN_OVER = ("10.211.0.1", "10.211.0.2")
+
+
+def vxlan(path: Path, timeout: float = 3.0) -> None:
+    """Two namespaces joined by a veth (the underlay, MTU 1500) and a VXLAN (VNI 42, UDP 4789)
+    over it: the client uploads 20000 bytes through the overlay (MTU 1450, so MSS 1410) while
+    tcpdump on the underlay sees every segment inside its VXLAN, UDP, IP and Ethernet headers."""
+    from netns import Netns
+    with Netns("vx") as n:
+        a, b = n.ns("vxa"), n.ns("vxb")
+        ea, eb = n.link(a, b, 1500)
+        for ns, dev, here, there in ((a, ea, VXLAN_UNDER[0], VXLAN_UNDER[1]), (b, eb, VXLAN_UNDER[1], VXLAN_UNDER[0])):
+            n.addr(ns, dev, here + "/24")
+            n.run(ns, ["ip", "link", "add", "vx42", "type", "vxlan", "id", "42", "dstport", "4789", "local", here,
+                       "remote", there, "dev", dev], check=True)
+            over = VXLAN_OVER[0] if ns == a else VXLAN_OVER[1]
+            n.addr(ns, "vx42", over + "/24")
+            n.run(ns, ["ip", "link", "set", "vx42", "up"], check=True)
+            for d in (dev, "vx42"):
+                n.run(ns, ["ethtool", "-K", d, "tso", "off", "gso", "off", "gro", "off"], check=False)
+        time.sleep(0.3)
+        sink = n.popen(b, [sys.executable, "-c", SINK, str(timeout)])
+        try:
+            sink.stdout.readline()
+            cap = Tcpdump(None, a, ea, path, "udp port 4789")
+            n.run(a, [sys.executable, "-c", UPLOAD, VXLAN_OVER[1], str(timeout)], timeout=timeout + 10)
+            cap.stop()
+        finally:
+            sink.kill()
+            sink.wait(5)
+
+
+CASES = ("legacy536", "clamp", "blackhole", "ptb", "fragments", "vxlan")
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["build"]:

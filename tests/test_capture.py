@@ -204,3 +204,138 @@ def test_library_api_for_triage():
     flows, findings = r.for_host("10.2.0.5")
     assert len(flows) == 2 and [f.code for f in findings] == ["capture-legacy-mss"]
     assert all(f.code in capture.CODES for f in r.findings)
+
+
+# ---- every capture fixture beside tshark ---------------------------------------------------
+PUBLIC = CAPTURES / "public"
+NOT_TSHARK = {"bigtcp-ipv6.pcap": "tshark 4.0 does not decode an IPv6 payload length of 0 without a jumbo option",
+              "arcnet-rfc1201-arp-icmp-http.pcap": "a link type mssdiag does not decode (named, not read)"}
+CROSS = [raw for raw, _ in PAIRS if raw.parent.name != "pm" and raw.name not in NOT_TSHARK]
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed (Debian package tshark)")
+@pytest.mark.parametrize("raw", CROSS, ids=[str(r.relative_to(CAPTURES)) for r in CROSS])
+def test_fixture_agrees_with_tshark(raw):
+    """Per connection: SYN MSS each side, largest payload (or "captured before segmentation"
+    where tshark's payload is above the MSS), PTBs tied to it, fragments reassembled."""
+    assert capturelib.disagreements(raw) == []
+
+
+def test_bigtcp_ipv6_without_jumbo_option_as_tcpdump_reads_it():
+    # the tcpdump suite's own expected output (tests/bigtcp-ipv6.out): "length 79968"
+    f = capture.analyze([str(PUBLIC / "bigtcp-ipv6.pcap")]).flows[0]
+    side = next(x for x in (f["client_to_server"], f["server_to_client"]) if x["offload_oversize"])
+    assert side["offload_max"] == 79968 and side["max_payload"] is None
+    assert side["segmentation"].startswith("captured before segmentation: largest wire segment not visible")
+
+
+def _public(name):
+    return capture.analyze([str(PUBLIC / name)])
+
+
+def test_offloaded_super_segments_are_never_a_wire_size():
+    for name, size in (("bigtcp-ipv4.pcap", 80000), ("bigtcp-ipv6-hbh.pcap", 80000),
+                       ("gso-ipv4-vxlan-ipv4.pcap", 6990)):
+        r = _public(name)
+        f = r.flows[0]
+        side = next(x for x in (f["client_to_server"], f["server_to_client"]) if x["offload_oversize"])
+        assert (side["max_payload"], side["max_ip_len"], side["max_captured_payload"]) == (None, None, size), name
+        assert f["captured_before_segmentation"] is True
+        codes = [x.code for x in r.findings]
+        assert codes == ["capture-offload-oversize"], (name, codes)
+        rec = r.findings[0].recommendations[0]
+        assert "ethtool -K IFACE tso off gso off gro off" in rec.commands
+    # offloads on in the lab: no small-segment or above-MSS finding from the remaining frames
+    r = capture.analyze([str(CAPTURES / "lab" / "bottleneck_client_upload_offloads_on.pcap")])
+    assert [x.code for x in r.findings] == ["capture-offload-oversize"]
+    assert r.flows[0]["client_to_server"]["segmentation"].endswith("MSS agreed 1460")
+
+
+def test_encapsulations_and_what_they_take_from_the_mtu():
+    enc = {name: [f["encapsulation"] for f in _public(name).flows] for name in
+           ("geneve.pcap", "wccp_redirect_gre.pcap", "ipoib.pcap", "gso-ipv6-geneve-ipv6.pcap")}
+    assert {e["layers"][-1] for e in enc["geneve.pcap"]} == {"geneve"}
+    assert enc["wccp_redirect_gre.pcap"][0]["layers"] == ["gre", "wccp"]
+    assert enc["ipoib.pcap"][0]["layers"] == ["ipoib"]
+    r = capture.analyze([str(SYNTH / "pppoe.pcap")])
+    assert r.flows[0]["encapsulation"] == {"layers": ["pppoe"], "overhead": 8}
+    assert [(f.code, f.data["mss"], f.data["inner_mtu"]) for f in r.findings] == [
+        ("capture-tunnel-mss", 1452, 1492)] * 2
+    r = capture.analyze([str(SYNTH / "mpls.pcap")])
+    assert r.flows[0]["encapsulation"] == {"layers": ["mpls x2"], "overhead": 8} and r.findings == []
+    r = capture.analyze([str(CAPTURES / "lab" / "vxlan_underlay.pcap")])
+    assert r.flows[0]["encapsulation"] == {"layers": ["vxlan"], "overhead": 50}
+    assert {f.data["mss"] for f in r.findings if f.code == "capture-tunnel-mss"} == {1410}
+    erspan = _public("erspan-type-ii-2.pcap").captures[0]
+    assert erspan["undecoded"] == {} and erspan["frames"] == 16
+
+
+def test_fragments_reassembled_counted_per_flow_and_rfc5722():
+    r = capture.analyze([str(SYNTH / "fragmented_syn.pcap")])
+    v4, v6 = r.flows[0], r.flows[1]
+    # the MSS option arrived in the second of three fragments, the fragments in reverse order
+    assert (v4["client_to_server"]["mss"], v4["client_to_server"]["fragments"]) == (1380, 3)
+    assert v4["client_to_server"]["fragmented_datagrams"] == 1
+    # overlapping fragments: the datagram is discarded, its fragments still counted on the flow
+    s = v4["server_to_client"]
+    assert (s["fragments"], s["incomplete_datagrams"], s["fragmented_datagrams"]) == (2, 1, 0)
+    assert any("overlapping fragments (datagram discarded, RFC 5722)" in c for c in r.caveats)
+    # an atomic fragment (IPv6 fragment header, offset 0, no more fragments) is a whole packet
+    assert (v6["server_to_client"]["mss"], v6["server_to_client"]["fragments"]) == (1440, 0)
+    lab = capture.analyze([str(CAPTURES / "lab" / "fragments_no_df_target_side.pcap")]).flows[0]["client_to_server"]
+    assert lab["fragments"] == 2 * lab["fragmented_datagrams"] and lab["max_fragment_ip_len"] == 1396
+    assert lab["max_payload"] == 1448 and lab["df_share"] == 0.0
+
+
+def test_frames_not_decoded_are_named_and_counted(tmp_path):
+    r = _public("arcnet-rfc1201-arp-icmp-http.pcap")
+    assert r.read_ok == [] and "none of its 26 frames could be decoded" in r.errors[0]
+    assert f"{PUBLIC / 'arcnet-rfc1201-arp-icmp-http.pcap'}: 26 frames of LINKTYPE_ARCNET_LINUX not decoded" in r.caveats
+    r = _public("nflog.pcap")
+    assert r.captures[0]["undecoded"] == {} and r.captures[0]["not_ip"] == {"UDP": 4}
+    wifi = _public("ieee802.11_exthdr.pcap").captures[0]
+    assert wifi["undecoded"] == {} and wifi["not_ip"]["802.11 management/control"] > 0
+    # a header whose length is beyond the captured frame is not trusted
+    c = capturelib.Conv(sport=80)
+    c.handshake(1460, 1460)
+    c.tcp("s", "PA", b"x" * 1000)
+    frames = c.frames()
+    t, data = frames[-1]
+    lie = bytearray(data)
+    lie[16:18] = (1400).to_bytes(2, "big")        # IPv4 total length 1400 in a 1054-byte frame
+    bad = tmp_path / "lie.pcap"
+    bad.write_bytes(capturelib.pcap_bytes(frames[:-1] + [(t, bytes(lie))]))
+    r = capture.analyze([str(bad)])
+    assert r.captures[0]["undecoded"] == {"length mismatch: IPv4 total length beyond the frame": 1}
+    f = r.flows[0]
+    assert f["frames_undecoded"] == 1 and f["server_to_client"]["max_payload"] == 0
+
+
+def test_header_only_pcap_and_files_that_break_their_rules(tmp_path):
+    head = (SYNTH / "legacy536.pcap").read_bytes()[:24]
+    empty = tmp_path / "empty.pcap"
+    empty.write_bytes(head)
+    res = subprocess.run([MSSDIAG, "capture", str(empty)], capture_output=True, text=True, timeout=20)
+    assert res.returncode == 0 and res.stderr == ""
+    assert f"note: {empty}: no packets: a valid pcap file that holds none" in res.stdout
+    v1 = tmp_path / "v1.pcap"
+    data = bytearray((SYNTH / "legacy536.pcap").read_bytes())
+    data[4:6] = (1).to_bytes(2, "little")
+    v1.write_bytes(bytes(data))
+    res = subprocess.run([MSSDIAG, "capture", "--json", str(v1)], capture_output=True, text=True, timeout=20)
+    assert res.returncode == 0 and res.stderr.startswith(f"mssdiag: warning: {v1}: pcap version 1.4")
+    assert len(json.loads(res.stdout)["flows"]) == 1
+    # a pcapng option longer than its block; a packet naming an interface that does not exist
+    ng = (SYNTH / "two_interfaces.pcapng").read_bytes()
+    shb = int.from_bytes(ng[4:8], "little")
+    idb = int.from_bytes(ng[shb + 4:shb + 8], "little")
+    broken = bytearray(ng)
+    broken[shb + 16 + 2:shb + 16 + 4] = (200).to_bytes(2, "little")     # if_name's length
+    epb = bytes.fromhex("06000000") + (32 + 4).to_bytes(4, "little") + (9).to_bytes(4, "little") + bytes(8) + \
+        (4).to_bytes(4, "little") * 2 + b"abcd" + (36).to_bytes(4, "little")
+    path = tmp_path / "broken.pcapng"
+    path.write_bytes(bytes(broken[:shb + idb]) + epb + bytes(broken[shb + idb:]))
+    r = capture.analyze([str(path)])
+    assert any("option 2 is longer than its block" in w for w in r.warnings)
+    assert r.captures[0]["undecoded"] == {"packet names interface 9, which no interface block describes": 1}
+    assert any("1 frame(s) not decoded: packet names interface 9" in c for c in r.caveats)

@@ -1,10 +1,9 @@
 """The same SYN seen at two capture points: matched by ISN (and IPv4 ID), which NAT keeps,
-then the MSS compared. A different MSS means a middlebox between the points rewrote it."""
+then the MSS compared (`clamped`); toolkit/rules/captured.py says what a difference means."""
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, Iterable, List, Sequence
 
-from toolkit.findings import Finding
 from toolkit.capture.record import SCHEMA
 
 
@@ -12,19 +11,20 @@ def _key(side: dict):
     return side["isn"] if side["syn_seen"] else None
 
 
-def match(first: List[dict], second: List[dict]) -> Tuple[List[dict], List[Finding]]:
-    by_isn: Dict[int, List[dict]] = {}
-    for f in second:
+def match(first: Iterable[dict], second: Sequence[dict]) -> List[tuple]:
+    """(record, first flow, second flow) for every SYN seen at both points."""
+    by_isn: Dict[int, List[int]] = {}      # indexes: the second capture's flows are not all held as dicts
+    for i, f in enumerate(second):
         isn = _key(f["client_to_server"])
         if isn is not None:
-            by_isn.setdefault(isn, []).append(f)
-    pairs, findings = [], []
+            by_isn.setdefault(isn, []).append(i)
+    pairs = []
     for a in first:
         ca = a["client_to_server"]
         isn = _key(ca)
         if isn is None:
             continue
-        for b in by_isn.get(isn, []):
+        for b in (second[i] for i in by_isn.get(isn, [])):
             cb = b["client_to_server"]
             ids_a, ids_b = set(ca["syn_ip_ids"]), set(cb["syn_ip_ids"])
             if ids_a and ids_b and not ids_a & ids_b:
@@ -37,30 +37,6 @@ def match(first: List[dict], second: List[dict]) -> Tuple[List[dict], List[Findi
                    "syn_mss": [ca["mss"], cb["mss"]], "synack_mss": [sa["mss"], sb["mss"]]}
             rec["clamped"] = rec["syn_mss"][0] != rec["syn_mss"][1] or (
                 sa["syn_seen"] and sb["syn_seen"] and rec["synack_mss"][0] != rec["synack_mss"][1])
-            pairs.append(rec)
-            if rec["clamped"]:
-                findings.append(_finding(a, b, rec))
+            pairs.append((rec, a, b))
             break
-    return pairs, findings
-
-
-def _finding(a: dict, b: dict, rec: dict) -> Finding:
-    ev = []
-    for label, i in (("SYN", "syn_mss"), ("SYN-ACK", "synack_mss")):
-        x, y = rec[i]
-        if x != y:
-            ev.append(f"{label} MSS {x if x is not None else 'none'} in {a['source']} (connection {a['id']}) and "
-                      f"{y if y is not None else 'none'} in {b['source']} (connection {b['id']}), same segment "
-                      f"(ISN {rec['isn']}, matched by {rec['matched_by'].replace('+', ' and ')})")
-    ev.append("a router or firewall between the two capture points rewrites the MSS option (Cisco ip tcp "
-              "adjust-mss, iptables TCPMSS)" + (" and translates addresses (NAT)" if rec["nat"] else ""))
-    low = min(v for v in rec["syn_mss"] + rec["synack_mss"] if v is not None)
-    severity = "problem" if low <= 536 else "warning"
-    if low <= 536:
-        ev.append(f"clamped to {low}: every segment of these connections carries at most {low} bytes")
-    c = a["client_to_server"]
-    return Finding("capture-mss-clamped", f"MSS clamped between the capture points (lowest {low})", ev, "high",
-                   severity, [], {"source": a["source"], "flow": a["id"], "host": c["addr"],
-                                  "peer": a["server_to_client"]["addr"], "second": b["source"],
-                                  "second_flow": b["id"], "syn_mss": rec["syn_mss"],
-                                  "synack_mss": rec["synack_mss"]})
+    return pairs

@@ -47,6 +47,11 @@ CAVEAT = ("packet_monitor sees packets after STCP reassembled them: incoming fra
           "in this trace (seed 004), so fragment counts here cover outgoing packets only")
 
 
+MAX_LINE = 4096        # a logical line longer than this is not packet_monitor's
+MAX_BLOCK = 8192       # lines of one packet (a 64 KiB packet's hex dump is 4,096)
+FRACTION = 9           # digits of a time fraction that matter (nanoseconds)
+
+
 class TraceError(Exception):
     pass
 
@@ -59,6 +64,38 @@ class PmPacket:
     data: bytes             # rebuilt IPv4 packet
     complete: bool = True
     problems: List[str] = field(default_factory=list)
+    options_seen: bool = True     # False: no hex dump (or one cut short), the TCP options are not known
+    unusable: bool = False        # a field that cannot be read: the packet is not rebuilt
+
+
+def lines_of(f, limit: int = MAX_LINE) -> Iterator[str]:
+    """A text file's lines, each cut at `limit` characters, read in blocks: a file without
+    line breaks is never held whole."""
+    rest = ""
+    while True:
+        block = f.read(1 << 20)
+        if not block:
+            break
+        parts = (rest + block).split("\n")
+        rest = parts.pop()
+        for line in parts:
+            yield line[:limit]
+        if len(rest) > limit:
+            rest = rest[:limit]
+            while True:          # skip the rest of an endless line
+                block = f.read(1 << 20)
+                cut = block.find("\n")
+                if not block or cut >= 0:
+                    yield rest
+                    rest = block[cut + 1:] if block else ""
+                    break
+            if rest:
+                parts = rest.split("\n")
+                rest = parts.pop()
+                for line in parts:
+                    yield line[:limit]
+    if rest:
+        yield rest[:limit]
 
 
 def _join(lines: Iterator[str]) -> Iterator[Tuple[int, str]]:
@@ -67,7 +104,8 @@ def _join(lines: Iterator[str]) -> Iterator[Tuple[int, str]]:
     for no, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         if line.startswith("+") and held is not None:
-            held += line[1:]
+            if len(held) < MAX_LINE:
+                held += line[1:MAX_LINE]
             continue
         if held is not None:
             yield held_no, held
@@ -76,27 +114,48 @@ def _join(lines: Iterator[str]) -> Iterator[Tuple[int, str]]:
         yield held_no, held
 
 
-def _num(tok: str, decimal: bool) -> int:
+class Unreadable(ValueError):
+    """A printed field that is not a number, or out of its field's range."""
+
+
+def _num(tok: str, decimal: bool, limit: int = 0xFFFFFFFF, what: str = "field") -> int:
     tok = tok.strip()
-    if tok.endswith("."):
-        return int(tok[:-1], 10)
-    if decimal and tok.isdigit():
-        return int(tok, 10)
-    return int(tok, 16)
+    try:
+        if len(tok) > 16:
+            raise ValueError
+        if tok.endswith("."):
+            v = int(tok[:-1], 10)
+        elif decimal and tok.isdigit():
+            v = int(tok, 10)
+        else:
+            v = int(tok, 16)
+    except ValueError:
+        raise Unreadable(f"{what} {tok[:20]!r} is not a number") from None
+    if not 0 <= v <= limit:
+        raise Unreadable(f"{what} {tok[:20]} is out of range")
+    return v
+
+
+def _seconds(m) -> float:
+    frac = m.group(4) or "0"
+    h, mi, s = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return h * 3600 + mi * 60 + s + int(frac[:FRACTION]) / 10 ** len(frac[:FRACTION])
 
 
 def _port(text: str) -> int:
     """'164.152.79.200.2315' -> 2315; '164.152.77.203.telnet' -> 23."""
     name = text.rsplit(".", 1)[-1]
     if name.isdigit():
+        if len(name) > 5 or int(name) > 0xFFFF:
+            raise Unreadable(f"port {name[:20]} is out of range")
         return int(name)
     if name.lower() in SERVICES:
         return SERVICES[name.lower()]
     import socket
     try:
-        return socket.getservbyname(name.lower(), "tcp")
-    except OSError:
-        raise TraceError(f"unknown service name {name!r} in {text!r}") from None
+        return socket.getservbyname(name.lower()[:64], "tcp")
+    except (OSError, UnicodeError, ValueError):
+        raise Unreadable(f"unknown service name {name[:40]!r}") from None
 
 
 def _checksum(data: bytes) -> int:
@@ -120,13 +179,12 @@ def read(lines: Iterator[str]) -> Iterator[PmPacket]:
                 pkt = _packet(block, day)
                 dumps = dumps or not any(x.startswith("no hex dump") for x in pkt.problems)
                 yield pkt
-            h, mi, s, frac = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) or "0"
-            t = h * 3600 + mi * 60 + s + int(frac) / 10 ** len(frac)
+            t = _seconds(m)
             if last is not None and t < last - 43200:
                 day += 1
             last = t
             block = [(no, line)]
-        elif block:
+        elif block and len(block) < MAX_BLOCK:
             block.append((no, line))
     if block:
         last = _packet(block, day)
@@ -138,28 +196,41 @@ def read(lines: Iterator[str]) -> Iterator[PmPacket]:
 def _packet(block: List[Tuple[int, str]], day: int) -> PmPacket:
     no, first = block[0]
     m = STAMP.match(first)
-    h, mi, s, frac = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) or "0"
-    ts = day * 86400 + h * 3600 + mi * 60 + s + int(frac) / 10 ** len(frac)
+    pkt = PmPacket(day * 86400 + _seconds(m), m.group(5), no, b"")
+    try:
+        return _build(block, pkt)
+    except Unreadable as exc:
+        pkt.complete, pkt.data, pkt.unusable = False, b"", True
+        pkt.problems.append(str(exc))
+        return pkt
+
+
+def _build(block: List[Tuple[int, str]], pkt: PmPacket) -> PmPacket:
     text = "\n".join(line for _, line in block)
-    pkt = PmPacket(ts, m.group(5), no, b"")
     ip = IP_LINE.search(text)
     addrs = ADDR_LINE.search(text)
     if not ip or not addrs:
         pkt.complete = False
         pkt.problems.append("no IP header lines")
         return pkt
-    vhl, tos, length, ipid, frag, ttl, proto = (_num(g, False) for g in ip.groups())
-    cksum, src, dst = (int(g, 16) for g in addrs.groups())
+    names = ("Ver/HL", "ToS", "Len", "ID", "Flg/Frg", "TTL", "Prtl")
+    limits = (0xFF, 0xFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFF, 0xFF)
+    vhl, tos, length, ipid, frag, ttl, proto = (_num(g, False, lim, n) for g, lim, n in zip(ip.groups(), limits, names))
+    cksum, src, dst = (_num(g, False, lim, n) for g, lim, n in zip(addrs.groups(), (0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF),
+                                                                    ("Cksum", "Src", "Dst")))
     ihl = (vhl & 15) * 4
+    if vhl >> 4 != 4 or ihl < 20 or length < ihl:
+        raise Unreadable(f"IP header Ver/HL {vhl:x}, Len {length}: not an IPv4 header")
     header = struct.pack("!BBHHHBBHII", vhl, tos, length, ipid, frag, ttl, proto, cksum, src, dst)
     header += b"\x00" * (ihl - 20)   # IP options are not printed
-    body = b""
     if proto == 6:
         body = _tcp(text, pkt, length - ihl)
-    if not body and proto != 6 or proto == 6 and not pkt.complete and not body:
-        body = b"\x00" * max(0, length - ihl)
-        if proto != 6:
-            pkt.problems.append(f"protocol {proto}: payload not printed, zero-filled")
+        if not body:
+            pkt.unusable = True      # no TCP header to rebuild: the packet is named, not guessed
+            return pkt
+    else:
+        body = b"\x00" * (length - ihl)
+        pkt.problems.append(f"protocol {proto}: payload not printed, zero-filled")
     pkt.data = header + body
     return pkt
 
@@ -173,14 +244,19 @@ def _tcp(text: str, pkt: PmPacket, l4len: int) -> bytes:
         return b""
     sport, dport = _port(ports.group(1)), _port(ports.group(2))
     seq_t, ack_t, win_t, count_t = seqm.groups()
-    off, flags, cksum, urg = (int(g, 16) for g in xoff.groups())
+    off, flags, cksum, urg = (_num(g, False, lim, n) for g, lim, n in zip(
+        xoff.groups(), (0xF, 0xFF, 0xFFFF, 0xFFFF), ("X/Off", "Flags", "Cksum", "Urg->")))
     extra = l4len - 20
+    if extra < 0:
+        raise Unreadable(f"IP length {l4len + 20} leaves no room for a TCP header")
     # which dialect: the seed's hex-with-dot, or 17.1's decimal counts
-    decimal = not count_t.endswith(".") and count_t.isdigit() and int(count_t) == extra
-    count = _num(count_t, decimal)
-    seq = _num(seq_t, decimal)
-    ack = 0 if ack_t.lower().startswith("n.a") else _num(ack_t, decimal)
-    win = _num(win_t, decimal)
+    decimal = not count_t.endswith(".") and count_t.isdigit() and len(count_t) < 8 and int(count_t) == extra
+    count = _num(count_t, decimal, 0xFFFF, "data bytes")
+    seq = _num(seq_t, decimal, what="seq")
+    ack = 0 if ack_t.lower().startswith("n.a") else _num(ack_t, decimal, what="ack")
+    win = _num(win_t, decimal, 0xFFFF, "window")
+    if off < 5 or off * 4 > l4len:
+        raise Unreadable(f"X/Off {off:x}: a TCP header of {off * 4} bytes in {l4len}")
     if count != extra:
         pkt.problems.append(f"{count} data bytes printed, IP length says {extra}")
     dump = _dump(text)
@@ -188,9 +264,11 @@ def _tcp(text: str, pkt: PmPacket, l4len: int) -> bytes:
         data = b"\x00" * extra
         if extra:
             pkt.problems.append("no hex dump (run packet_monitor with -hex_dump to see TCP options)")
+            pkt.options_seen = False
     elif len(dump) < extra:
         pkt.complete = False
         pkt.problems.append(f"hex dump holds {len(dump)} of {extra} bytes")
+        pkt.options_seen = len(dump) >= off * 4 - 20
         data = dump + b"\x00" * (extra - len(dump))
     else:
         data = dump[:extra]
@@ -205,7 +283,7 @@ def _dump(text: str) -> Optional[bytes]:
     out = bytearray()
     for line in lines[start + 1:]:
         m = DUMP_LINE.match(line)
-        if not m or int(m.group(1), 16) != len(out):
+        if not m or len(m.group(1)) > 8 or int(m.group(1), 16) != len(out) or len(out) > 0xFFFF:
             break
         out += bytes(int(tok, 16) for tok in m.group(2).split())
     return bytes(out)
@@ -223,15 +301,25 @@ def tcp_checksum_ok(packet: bytes) -> bool:
     return _checksum(pseudo + seg) == 0
 
 
-def write_pcap(packets: List[PmPacket], out) -> int:
-    """The rebuilt packets as a raw-IP pcap (LINKTYPE_RAW) that Wireshark opens."""
-    out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101))
-    n = 0
-    for p in packets:
+class PcapWriter:
+    """The rebuilt packets as a raw-IP pcap (LINKTYPE_RAW) that Wireshark opens, written as
+    they are read."""
+
+    def __init__(self, out):
+        self.out, self.count = out, 0
+        out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101))
+
+    def append(self, p: PmPacket) -> None:
         if not p.data:
-            continue
+            return
         sec = int(p.ts)
-        usec = int(round((p.ts - sec) * 1e6))
-        out.write(struct.pack("<IIII", sec, usec, len(p.data), len(p.data)) + p.data)
-        n += 1
-    return n
+        usec = min(999999, int(round((p.ts - sec) * 1e6)))
+        self.out.write(struct.pack("<IIII", sec, usec, len(p.data), len(p.data)) + p.data)
+        self.count += 1
+
+
+def write_pcap(packets: List[PmPacket], out) -> int:
+    w = PcapWriter(out)
+    for p in packets:
+        w.append(p)
+    return w.count

@@ -1,71 +1,173 @@
-"""Per-connection records as dicts (the JSON contract, docs/capture.md) and table rows."""
+"""Per-connection records as dicts (the JSON contract, docs/capture.md) and table rows.
+
+The analyzer keeps connections as rows of `array` columns; a dict is made when a record
+is read (`Flows` makes them one at a time, so a million connections are never all dicts
+at once)."""
 from __future__ import annotations
 
-from typing import Optional
+from collections.abc import Sequence
+from typing import Iterator, List, Optional
 
-from toolkit.capture.flows import Flow, Side, addr_text
+from toolkit.capture import flows as fl
+from toolkit.capture.flows import (DATA, DF, F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FDGRAMS, FLAGS, FLOST, FRAGIP,
+                                   FRAGS, IPID, ISN, MAXIP, MAXN, MAXPAY, MSS, OFF, OFFMAX, OPTS, OVER, OVERMAX, PACKETS,
+                                   RETRANS, RMAX, V4, W, Analyzer, addr_text)
 
-SCHEMA = "mssdiag.capture/1"
+SCHEMA = "mssdiag.capture/2"
 
 
-def side_dict(me: Side, peer: Side) -> dict:
-    ptbs = [{"ts": round(ts, 6), "mtu": mtu, "seq": seq, "from": rep} for ts, mtu, seq, rep in me.ptbs]
-    after = None
-    if me.ptbs:
-        after = {"fitting": me.after_fit, "too_big": me.after_big, "largest_fitting": me.after_max or None}
-    shrank: Optional[bool] = None
-    if me.ptbs and (me.after_fit or me.after_big):
-        shrank = me.after_fit > 0 and me.after_big == 0 or me.after_fit > 0 and me.after_max < me.max_payload
+def side_dict(an: Analyzer, j: int) -> dict:
+    S = an.S
+    b, o = j * W, (j ^ 1) * W
+    key = an.keys[j >> 1]
+    half = (len(key) - 4) >> 1
+    if j & 1:             # 1: the side that received the flow's first packet
+        addr, port = key[half:2 * half], (key[-2] << 8) | key[-1]
+    else:
+        addr, port = key[:half], (key[-4] << 8) | key[-3]
+    flags = S[b + FLAGS]
+    syn = bool(flags & F_SYN)
+    mss = S[b + MSS] - 1 if S[b + MSS] else None
+    x = an.extra.get(j)
+    ptbs, after, shrank = [], None, None
+    if x is not None and x.ptbs:
+        ptbs = [{"ts": round(ts, 6), "mtu": mtu, "seq": seq, "from": rep} for ts, mtu, seq, rep in x.ptbs]
+        after = {"fitting": x.after_fit, "too_big": x.after_big, "largest_fitting": x.after_max or None}
+        if x.after_fit or x.after_big:
+            shrank = x.after_fit > 0 and x.after_big == 0 or x.after_fit > 0 and x.after_max < S[b + MAXPAY]
+    if mss is not None:
+        note = None
+    elif flags & F_OPTS_UNKNOWN:
+        note = "options not visible (not printed, or the capture stopped inside the TCP header)"
+    else:
+        note = "absent from the SYN" if syn else "SYN not in the capture"
+    off = S[b + OFF]
+    segmentation = None
+    if off:
+        known = [v for v in (mss, S[o + MSS] - 1 if S[o + MSS] else None) if v is not None]
+        segmentation = ("captured before segmentation: largest wire segment not visible; " +
+                        (f"MSS agreed {min(known)}" if known else "MSS not in the capture"))
+    ip_ids = [S[b + IPID] - 1] if S[b + IPID] else []
+    if x is not None and x.ip_ids:
+        ip_ids += x.ip_ids
+    v4, maxpay = S[b + V4], S[b + MAXPAY]
     return {
-        "addr": addr_text(me.addr), "port": me.port,
-        "syn_seen": me.syn, "mss": me.mss,
-        "mss_note": None if me.mss is not None else ("absent from the SYN" if me.syn else "SYN not in the capture"),
-        "options": me.options if me.syn else None,
-        "isn": me.isn, "syn_ip_ids": me.ip_ids,
-        "packets": me.packets, "data_packets": me.data_packets, "bytes": me.bytes,
-        "max_payload": me.max_payload, "max_ip_len": me.max_ip,
-        "above_peer_mss": me.over_mss, "above_peer_mss_max": me.over_mss_max or None,
-        "offload_oversize": me.offload, "offload_max": me.offload_max or None,
-        "df_share": round(me.df / me.v4, 4) if me.v4 else None,
-        "fragments": me.fragments, "fragmented_datagrams": me.frag_datagrams,
-        "max_fragment_ip_len": me.frag_ip or None,
-        "retransmissions": me.retrans, "max_size_retransmissions": me.retrans_max,
+        "addr": addr_text(addr), "port": port,
+        "syn_seen": syn, "mss": mss, "mss_note": note,
+        "options": list(an.options[S[b + OPTS]]) if syn and not flags & F_OPTS_UNKNOWN else None,
+        "isn": S[b + ISN] if syn else None, "syn_ip_ids": ip_ids,
+        "packets": S[b + PACKETS], "data_packets": S[b + DATA], "bytes": an.B[j],
+        "max_payload": None if off else maxpay, "max_payload_segments": S[b + MAXN],
+        "max_captured_payload": max(maxpay, S[b + OFFMAX]),
+        "max_ip_len": None if off else S[b + MAXIP],
+        "above_peer_mss": S[b + OVER], "above_peer_mss_max": S[b + OVERMAX] or None,
+        "offload_oversize": off, "offload_max": S[b + OFFMAX] or None,
+        "segmentation": segmentation,
+        "df_share": round(S[b + DF] / v4, 4) if v4 else None,
+        "fragments": S[b + FRAGS], "fragmented_datagrams": S[b + FDGRAMS],
+        "incomplete_datagrams": S[b + FLOST],
+        "max_fragment_ip_len": S[b + FRAGIP] or None,
+        "retransmissions": S[b + RETRANS], "max_size_retransmissions": S[b + RMAX],
         "ptb": ptbs, "after_ptb": after, "shrank_after_ptb": shrank,
-        "black_hole": me.black_hole, "fin": me.fin, "rst": me.rst,
+        "black_hole": x.black_hole if x is not None else None, "fin": bool(flags & F_FIN),
+        "rst": bool(flags & F_RST),
     }
 
 
-def flow_dict(flow: Flow) -> dict:
-    c, s = flow.client, flow.server
+def flow_dict(an: Analyzer, f: int) -> dict:
+    F = an.F
+    r = f * fl.FW
+    client = 2 * f + F[r + fl.CLIENT]
+    c, s = side_dict(an, client), side_dict(an, client ^ 1)
+    layers, overhead = an.encaps[F[r + fl.ENCAP]]
     return {
-        "record": "flow", "schema": SCHEMA, "id": flow.id, "source": flow.source, "family": flow.family,
-        "client": f"{_ep(c)}", "server": f"{_ep(s)}",
-        "first_ts": round(flow.first_ts, 6), "last_ts": round(flow.last_ts, 6), "frames": flow.frames,
-        "frames_cut_in_tcp_header": flow.captured_short,
-        "client_to_server": side_dict(c, s), "server_to_client": side_dict(s, c),
+        "record": "flow", "schema": SCHEMA, "id": f + 1, "source": an.source,
+        "family": "ipv4" if len(an.keys[f]) == 12 else "ipv6",
+        "client": _ep(c), "server": _ep(s),
+        "first_ts": round(an.T[2 * f], 6), "last_ts": round(an.T[2 * f + 1], 6), "frames": F[r + fl.FRAMES],
+        "frames_cut_in_tcp_header": F[r + fl.SHORT], "frames_undecoded": F[r + fl.UNDEC],
+        "captured_before_segmentation": bool(c["offload_oversize"] or s["offload_oversize"]),
+        "encapsulation": {"layers": list(layers), "overhead": overhead} if layers else None,
+        "client_to_server": c, "server_to_client": s,
     }
 
 
-def _ep(side: Side) -> str:
-    a = addr_text(side.addr)
-    return f"[{a}]:{side.port}" if ":" in a else f"{a}:{side.port}"
+def _ep(side: dict) -> str:
+    a = side["addr"]
+    return f"[{a}]:{side['port']}" if ":" in a else f"{a}:{side['port']}"
+
+
+class Flows(Sequence):
+    """The connections of every analyzer, as dicts made when read."""
+
+    def __init__(self, analyzers: List[Analyzer] = ()):
+        self.analyzers = list(analyzers)
+
+    def __len__(self) -> int:
+        return sum(a.flow_count for a in self.analyzers)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        for a in self.analyzers:
+            if 0 <= i < a.flow_count:
+                return flow_dict(a, i)
+            i -= a.flow_count
+        raise IndexError("flow index out of range")
+
+    def __iter__(self) -> Iterator[dict]:
+        for a in self.analyzers:
+            for f in range(a.flow_count):
+                yield flow_dict(a, f)
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"Flows({len(self)} connections)"
+
+    def encapsulated(self) -> bool:
+        return any(any(a.F[f * fl.FW + fl.ENCAP] for f in range(a.flow_count)) for a in self.analyzers)
 
 
 FLOW_HEADERS = ["source", "#", "client", "server", "SYN mss", "SYN-ACK mss", "max c->s", "max s->c",
-                ">mss", "DF c/s", "frags", "PTB", "max-size rexmit", "black hole"]
+                ">mss", "DF c/s", "frags", "PTB", "max-size rexmit", "black hole", "notes"]
 
 
-def flow_row(d: dict) -> list:
+def flow_row(d: dict, encap: bool = False) -> list:
     c, s = d["client_to_server"], d["server_to_client"]
 
     def mss(x):
-        return x["mss"] if x["mss"] is not None else ("absent" if x["syn_seen"] else "?")
+        return x["mss"] if x["mss"] is not None else ("absent" if x["syn_seen"] and not x["mss_note"].startswith(
+            "options") else "?")
+
+    def biggest(x):
+        return f"offload ({x['offload_max']})" if x["segmentation"] else x["max_payload"]
 
     def df(x):
         return "-" if x["df_share"] is None else f"{x['df_share'] * 100:.0f}%"
     ptb = [f"{p['mtu']}" for x in (c, s) for p in x["ptb"]]
     holes = [x["black_hole"]["then"] for x in (c, s) if x["black_hole"]]
-    return [d["source"], d["id"], d["client"], d["server"], mss(c), mss(s), c["max_payload"], s["max_payload"],
-            (c["above_peer_mss"] + s["above_peer_mss"] + c["offload_oversize"] + s["offload_oversize"]) or "",
-            f"{df(c)}/{df(s)}", (c["fragments"] + s["fragments"]) or "", ",".join(ptb),
-            (c["max_size_retransmissions"] + s["max_size_retransmissions"]) or "", ",".join(holes)]
+    notes = []
+    if d["captured_before_segmentation"]:
+        notes.append("captured before segmentation")
+    if d["frames_undecoded"]:
+        notes.append(f"{d['frames_undecoded']} frames undecoded")
+    if d["frames_cut_in_tcp_header"]:
+        notes.append(f"{d['frames_cut_in_tcp_header']} cut in the TCP header")
+    if c["incomplete_datagrams"] + s["incomplete_datagrams"]:
+        notes.append(f"{c['incomplete_datagrams'] + s['incomplete_datagrams']} datagrams not reassembled")
+    row = [d["source"], d["id"], d["client"], d["server"], mss(c), mss(s), biggest(c), biggest(s),
+           (c["above_peer_mss"] + s["above_peer_mss"]) or "",
+           f"{df(c)}/{df(s)}", (c["fragments"] + s["fragments"]) or "", ",".join(ptb),
+           (c["max_size_retransmissions"] + s["max_size_retransmissions"]) or "", ",".join(holes), "; ".join(notes)]
+    if encap:
+        e = d["encapsulation"]
+        row.insert(4, "" if e is None else "/".join(e["layers"]) + (f" (+{e['overhead']})" if e["overhead"] else ""))
+    return row
+
+
+def headers(encap: bool = False) -> List[str]:
+    return FLOW_HEADERS[:4] + ["encapsulation"] + FLOW_HEADERS[4:] if encap else FLOW_HEADERS

@@ -13,6 +13,7 @@ from toolkit.cli import calc as calc_cli, triage as triage_cli
 from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
 from toolkit.cli import fleet as fleet_cli
+from toolkit.cli import collect as collect_cli
 from toolkit.output import Interrupted, OutputClosed, error, raise_interrupted
 
 app = typer.Typer(
@@ -47,6 +48,7 @@ capture_cli.register(app)
 app.add_typer(lab.app, name="lab")
 audit_cli.register(app)
 fleet_cli.register(app)
+collect_cli.register(app)
 
 # Click's exception classes, found through typer's public BadParameter: newer typer releases
 # vendor click, older ones import it.

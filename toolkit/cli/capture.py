@@ -27,14 +27,7 @@ def capture(
 ) -> None:
     """Per connection: the MSS each side advertised and the segments it really sent.
 
-    For every TCP connection: SYN and SYN-ACK MSS (or that it was absent), the largest
-    payload each way, segments above the peer's MSS (offload artefacts told apart by
-    --mtu), the share of packets with DF, fragments, ICMP fragmentation-needed and
-    ICMPv6 Packet Too Big tied to the connection by the quoted header (and whether the
-    sender shrank after it), and retransmissions of maximum-size segments. Findings:
-    legacy MSS (536, 512, 1220, none), small segments although both sides advertised
-    1460 (VOS STCP's non-local rule), PTB obeyed or ignored, black-hole signature, no
-    DF plus fragments, and MSS clamping between two capture points (--second).
+    For every TCP connection: SYN and SYN-ACK MSS (or that it was absent), the largest payload each way, segments above the peer's MSS, the share of packets with DF, fragments (IPv4 and IPv6 reassembled), ICMP fragmentation-needed and ICMPv6 Packet Too Big tied to the connection by the quoted header (and whether the sender shrank after it), retransmissions of maximum-size segments, and the layers around it (VLAN, MPLS, PPPoE, GRE, VXLAN, GENEVE, ERSPAN) with the bytes they take from the MTU. Segments captured before segmentation (TSO/GSO/GRO) are reported as such, never as wire sizes; frames that cannot be decoded are counted by reason. Findings: legacy MSS (536, 512, 1220, none), small segments although both sides advertised 1460 (VOS STCP's non-local rule), PTB obeyed or ignored, black-hole signature, no DF plus fragments, a capture taken with offload, an MSS the encapsulation explains, and MSS clamping between two capture points (--second).
 
     Examples:
 
@@ -44,8 +37,7 @@ def capture(
 
       mssdiag capture stcp_trace.txt --export-pcap stcp_trace.pcap
 
-    Exit status: 0 every input read; 1 nothing could be read; 2 bad usage;
-    3 some inputs could not be read (or only in part; the rest is printed).
+    Exit status: 0 every input read; 1 nothing could be read; 2 bad usage; 3 some inputs could not be read (or only in part; the rest is printed).
     """
     from toolkit import capture as cap
     from toolkit.capture import pmtext, record
@@ -53,33 +45,39 @@ def capture(
     fmt = "json" if as_json else fmt
     if fmt not in FORMATS:
         raise typer.BadParameter(f"{fmt!r} is not one of {', '.join(FORMATS)}", param_hint="--format")
-    keep = [] if export_pcap else None
     everything = list(paths) + list(second)
     total = 0
     for p in everything:
         if cap.regular(p) is None:
             total += os.path.getsize(p)
-    if quiet or not sys.stderr.isatty() or total < BIG:
-        result = cap.analyze(paths, second, mtu, keep_pm=keep)
-    else:
-        with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-            result = cap.analyze(paths, second, mtu, progress=bar.update, keep_pm=keep)
-    for line in result.errors:
-        error(line)
+    export = None
     if export_pcap:
-        if not keep:
+        if not any(cap.regular(p) is None and _is_text(p) for p in everything):
             error(f"{export_pcap}: not written: --export-pcap needs a packet_monitor text trace among the inputs")
         else:
             try:
-                with open(export_pcap, "wb") as out:
-                    n = pmtext.write_pcap(keep, out)
+                out = open(export_pcap, "wb")
             except OSError as exc:
                 error(f"{export_pcap}: cannot write: {exc.strerror or exc}")
                 raise typer.Exit(1)
-            if fmt == "table":
-                typer.echo(f"wrote {n} packets to {export_pcap}", err=True)
+            export = pmtext.PcapWriter(out)
+    try:
+        if quiet or not sys.stderr.isatty() or total < BIG:
+            result = cap.analyze(paths, second, mtu, keep_pm=export)
+        else:
+            with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
+                result = cap.analyze(paths, second, mtu, progress=bar.update, keep_pm=export)
+    finally:
+        if export is not None:
+            export.out.close()
+    for line in result.errors:
+        error(line)
+    for line in result.warnings:
+        error("warning: " + line)
+    if export is not None and fmt == "table":
+        typer.echo(f"wrote {export.count} packets to {export_pcap}", err=True)
     if fmt == "json":
-        json_array_obj(result.to_dict())
+        _json(result, record.SCHEMA)
     elif fmt == "jsonl":
         json_lines(_records(result, record.SCHEMA))
     else:
@@ -90,9 +88,31 @@ def capture(
         raise typer.Exit(3)
 
 
-def json_array_obj(doc: dict) -> None:
-    write(sys.stdout, dumps(doc, indent=1) + "\n")
-    sys.stdout.flush()
+def _is_text(path: str) -> bool:
+    from toolkit.capture.sniff import sniff
+    with open(path, "rb") as f:
+        return sniff(f.read(4096)) == "text"
+
+
+def _json(result, schema: str) -> None:
+    """One JSON object, the same as result.to_dict(), its flows written one at a time and one a
+    line (a million connections are never all held as dicts, nor spread over 60 lines each)."""
+    out = sys.stdout
+
+    def put(text: str) -> None:
+        write(out, text)
+
+    put("{\n" + f' "schema": {dumps(schema)},\n "captures": {dumps(result.captures, indent=1, level=1)},\n "flows": [')
+    first = True
+    for f in result.flows:
+        put(("\n  " if first else ",\n  ") + dumps(f))
+        first = False
+    put("\n ],\n" if not first else "],\n")
+    rest = {"fragments": result.fragments, "untied_ptbs": result.untied_ptbs, "clamping": result.clamping,
+            "findings": [f.to_dict() for f in result.findings], "caveats": result.caveats, "errors": result.errors,
+            "warnings": result.warnings}
+    put(",\n".join(f" {dumps(k)}: {dumps(v, indent=1, level=1)}" for k, v in rest.items()) + "\n}\n")
+    out.flush()
 
 
 def _records(result, schema: str):
@@ -107,6 +127,8 @@ def _records(result, schema: str):
         yield dict(f.to_dict(), record="finding", schema=schema)
     for c in result.caveats:
         yield {"record": "caveat", "schema": schema, "text": c}
+    for w in result.warnings:
+        yield {"record": "warning", "schema": schema, "text": w}
 
 
 def _table(result, record) -> None:
@@ -114,7 +136,8 @@ def _table(result, record) -> None:
         write(sys.stdout, safe(text) + "\n")
 
     if result.flows:
-        table((record.flow_row(f) for f in result.flows), record.FLOW_HEADERS)
+        encap = result.flows.encapsulated()
+        table((record.flow_row(f, encap) for f in result.flows), record.headers(encap))
     for f in result.fragments:
         line(f"fragments {f['src']} -> {f['dst']} {f['protocol']}: {f['fragments']} in {f['datagrams']} "
              f"datagram(s), largest {f['max_ip_len']} bytes, DF on {f['df_packets']}")
@@ -134,7 +157,11 @@ def _table(result, record) -> None:
     for c in result.caveats:
         line(f"note: {c}")
     if not result.flows and not result.fragments and result.read_ok:
-        line("no TCP connections in the capture")
+        for c in result.captures:
+            if c["path"] in result.read_ok:
+                other = sum(c.get("not_ip", {}).values())
+                line(f"{c['path']}: no TCP connections in {c['frames']} frame(s)"
+                     + (f" ({other} not IP, or IP without TCP)" if other else ""))
     sys.stdout.flush()
 
 
