@@ -177,7 +177,8 @@ class Every:
     parentheses (`12 data packets (3456 bytes) retransmitted`) gives one counter per number;
     a number outside them (`time LRO coalesced 2 packets`) is part of the label. A label seen
     again in its section under another parent line (macOS nests the same words under
-    "packets sent" and "packets received") is named after that parent ("parent > label"); the
+    "packets sent" and "packets received") is named after its parent lines ("packet received >
+    checksummed in software > segment (# byte) over IPv4"); the
     same line twice keeps its first value, or none when the two disagree (a warning says so).
     """
 
@@ -230,29 +231,34 @@ class Every:
             self.section, self.title, self.parents = section, None, []
         if DAMAGED in line:
             return False
-        m = _TITLE.match(line)
-        if m:
-            self.title = (len(m["indent"]), m["title"])
-            return False
         m = _LEAD.match(line)
         if m:
             indent = len(m["indent"])
             if self.title is not None and self.title[0] >= indent:
                 self.title = None
-            while self.parents and self.parents[-1][0] >= indent:
-                self.parents.pop()
+            parents = self.parents
+            while parents and parents[-1][0] >= indent:
+                parents.pop()
             rest = m["rest"]
-            inner = [n for n in _INNER.finditer(rest) if rest.count("(", 0, n.start()) > rest.count(")", 0, n.start())]
             label = rest
-            for n in reversed(inner):
-                label = label[:n.start()] + "#" + label[n.end():]
+            inner = ()
+            if "(" in rest:
+                inner = [n for n in _INNER.finditer(rest)
+                         if rest.count("(", 0, n.start()) > rest.count(")", 0, n.start())]
+                for n in reversed(inner):
+                    label = label[:n.start()] + "#" + label[n.end():]
             label = self._titled(" ".join(label.split()))
-            parent = self.parents[-1][1] if self.parents else None
+            parent = " > ".join(p[1] for p in parents) if parents else None
             self.add(section, label, m["value"], parent=parent)
             for k, n in enumerate(inner, 2):
                 self.add(section, f"{label} #{k}", n.group(0), parent=parent)
-            self.parents.append((indent, label))
+            parents.append((indent, label))
             return True
+        if line.endswith(":"):
+            m = _TITLE.match(line)
+            if m:
+                self.title = (len(m["indent"]), m["title"])
+            return False
         m = _NAMED.match(line) or _MIDDLE.match(line)
         if m is None:
             m = _HEADING.match(line)
@@ -261,7 +267,7 @@ class Every:
             return False
         label = m["label"] if "label" in m.re.groupindex else f"{m['a']} # {m['b']}"
         self.add(section, self._titled(" ".join(label.split())), m["value"],
-                 parent=self.parents[-1][1] if self.parents else None)
+                 parent=" > ".join(p[1] for p in self.parents) if self.parents else None)
         return True
 
     def _titled(self, label: str) -> str:
