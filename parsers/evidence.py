@@ -107,7 +107,7 @@ def _stack_reader(module, fmt: str, command_rx: "re.Pattern[str]"):
     """A reader of the stack's inputs (toolkit/stack.py): Linux, what `read(lines)` of its
     module gives."""
     def read(lines: List[str], command: Optional[str]):
-        if module.detect(lines) < 0.5:
+        if module.detect(lines) < 0.5 and not (module is mssclamp and mssclamp.ruleset(lines)):
             return None
         items, warnings = module.read(lines)
         return _command(command_rx, command) or fmt, "linux", items, warnings
@@ -136,16 +136,18 @@ READERS: List[Tuple[str, Reader]] = [
 # Words one of the readers needs: a text without any of them holds no evidence (the dumps'
 # chunks are checked with one pass of `in`).
 _MARKS = ("rtt:", "Recv-Q", "mss:", " dev ", "PMTU", "Pmtu", '"dst"', "cache", " mtu ", '"mtu"', '"ifname"',
-          "[Interface]", "interface:", "tun-mtu", "mssfix", '"IPAM"', "cniVersion", "TCPMSS", "maxseg", "MTU", "mtu =")
+          "[Interface]", "interface:", "tun-mtu", "mssfix", '"IPAM"', "cniVersion", "TCPMSS", "maxseg", "MTU", "mtu =",
+          "COMMIT", " hook ")
 
 
 def empty(command: str, line: int) -> Optional[Evidence]:
-    """What a route-cache or socket-table command that printed nothing says: no learned MTU
-    (an empty `ip route show cache`: no "fragmentation needed" reached this host lately), no
-    socket; None for any other command."""
-    for kind, rx, os_name in (("routes", _IP, "linux"), ("routes", _NETSH, "windows"), ("sockets", _SS, "linux")):
+    """What a route-cache, socket-table or firewall command that printed nothing says: no
+    learned MTU (an empty `ip route show cache`: no "fragmentation needed" reached this host
+    lately), no socket, no firewall rule (so no MSS clamp); None for any other command."""
+    for kind, rx, os_name in (("routes", _IP, "linux"), ("routes", _NETSH, "windows"), ("sockets", _SS, "linux"),
+                              ("clamps", _CLAMP, "linux")):
         named = _command(rx, command)
-        if named and (kind == "sockets" or rx is _NETSH or re.search(r"\bcache\b", named)):
+        if named and (kind in ("sockets", "clamps") or rx is _NETSH or re.search(r"\bcache\b", named)):
             return Evidence(kind=kind, format=named, os=os_name, items=[], line=line, command=command)
     return None
 
@@ -165,7 +167,7 @@ def scan(lines: List[str], command: Optional[str] = None, start: int = 1, text: 
         if got is None:
             continue
         fmt, os_name, items, warnings = got
-        if items:
+        if items or kind == "clamps":          # a ruleset without a clamp says there is none
             out.append(Evidence(kind=kind, format=fmt, os=os_name, items=items, line=start, command=command,
                                 warnings=warnings))
     return out

@@ -143,3 +143,15 @@ def test_damaged_inputs_only_ever_raise_parse_error(sample, at, cut, insert):
             pass
         module.detect(text)
         module.read(text.splitlines())
+
+
+def test_a_ruleset_without_a_clamp_is_evidence_of_none():
+    """An iptables-save or nft ruleset with no TCPMSS rule (and an empty one at its prompt) says
+    the host clamps nothing: a `clamps` table with no items, not 'no netstat statistics'."""
+    import parsers
+    for text in ("*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -p icmp -j ACCEPT\nCOMMIT\n",
+                 "[root@h ~]# iptables-save\n[root@h ~]# nft list ruleset\n",
+                 "table inet filter {\n\tchain input {\n\t\ttype filter hook input priority 0; policy accept;\n\t}\n}\n"):
+        found = []
+        assert list(parsers.iter_parse(text, evidence=found.append)) == []
+        assert found and all(e.kind == "clamps" and e.items == [] for e in found), found
