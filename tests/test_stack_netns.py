@@ -126,3 +126,21 @@ def test_both_endpoints_show_the_outer_fragmentation(tmp_path):
     assert f[0]["data"]["device"] == "vxlan0" and f[0]["data"]["peer"] == "target"
     assert f[0]["data"]["right_mtu"] == 1450
     assert not findings(doc, "target", "overlay-fragmenting-outer")
+
+
+def test_a_collect_bundle_gives_the_stack_findings_redacted_or_not(tmp_path):
+    """`mssdiag collect` run in the client namespace: its ip -d link, routes and rulesets are
+    read as the stack's evidence, and --redact keeps the findings."""
+    tmp_path.chmod(0o777)
+    got = {}
+    with lab.scenario("vxlan-nodev") as L:
+        for name, extra in (("plain", []), ("redacted", ["--redact"])):
+            done = L.run(L.client, [MSSDIAG, "collect", str(tmp_path / name), *extra], timeout=120)
+            assert done.returncode == 0, done.stderr
+            doc = triage(tmp_path / name)
+            (host,) = doc["hosts"]
+            got[name] = sorted(f["code"] for f in host["findings"] if f["code"] in
+                               ("overlay-mtu-above-underlay", "tunnel-without-underlay"))
+            assert {e["evidence"] for e in host["evidence"]} >= {"links", "routes"}
+            assert host["stack"] and any(p["mtu"] == 1450 for p in host["stack"]["paths"])
+    assert got["plain"] == got["redacted"] == ["overlay-mtu-above-underlay", "tunnel-without-underlay"]
