@@ -25,8 +25,10 @@ from __future__ import annotations
 import re
 from typing import Callable, List, Optional, Tuple
 
-from . import containernet, iplink, iproute, mssclamp, routecache, sockets, vpnconf
 from dataclasses import dataclass, field
+
+from . import containernet, iplink, iproute, mssclamp, routecache, sockets, vpnconf
+from .model import ParseError
 
 
 SCHEMA = "mssdiag.evidence/1"
@@ -104,12 +106,18 @@ def _hpux(lines: List[str], command: Optional[str]):
 
 
 def _stack_reader(module, fmt: str, command_rx: "re.Pattern[str]"):
-    """A reader of the stack's inputs (toolkit/stack.py): Linux, what `read(lines)` of its
-    module gives."""
+    """A reader of the stack's inputs (toolkit/stack.py): Linux, the records its module's
+    `parse` finds in the chunk (iplink's `read` also says which devices were not whole)."""
     def read(lines: List[str], command: Optional[str]):
         if module.detect(lines) < 0.5 and not (module is mssclamp and mssclamp.ruleset(lines)):
             return None
-        items, warnings = module.read(lines)
+        if module is iplink:
+            items, warnings = iplink.read(lines)
+        else:
+            try:
+                items, warnings = module.parse("\n".join(lines)), []
+            except ParseError:
+                items, warnings = [], []
         return _command(command_rx, command) or fmt, "linux", items, warnings
     return read
 

@@ -106,14 +106,20 @@ def test_vpnconf_endpoint_family_gives_the_encapsulation():
     assert (ovpn.encap, ovpn.mode, ovpn.mssfix, ovpn.mssfix_mtu) == ("openvpn-tcp6", "tap", 1492, True)
 
 
+KINDS = {iplink: "links", mssclamp: "clamps", vpnconf: "tunnels", containernet: "networks"}
+
+
 @pytest.mark.parametrize("module,source,expected", list(cases()))
-def test_read_lines_form_gives_the_same(module, source, expected):
-    """read(lines), what the host model's evidence readers call, gives what parse(text) does."""
+def test_the_evidence_reader_gives_the_same(module, source, expected):
+    """The host model's evidence reader of each kind (parsers/evidence.py) gives, from the
+    file's lines as one chunk, what parse(text) does."""
+    from parsers import evidence
     lines = source.read_text(encoding="utf-8").splitlines()
-    assert module.detect(lines) >= 0.5
-    items, _ = module.read(lines)
+    reader = dict((k, r) for k, r in evidence.READERS if k == KINDS[module])[KINDS[module]]
+    fmt, os_name, items, _ = reader(lines, None)
+    assert os_name == "linux" and fmt
     assert [r.to_dict() for r in items] == json.loads(expected.read_text(encoding="utf-8"))
-    assert module.read(["nothing here"]) == ([], [])
+    assert reader(["nothing here"], None) is None
 
 
 @pytest.mark.parametrize("name", ["netns-ip-d-link-show.txt", "jp-notes-bridge-ports.txt", "netns-ip-d-s-link-show.txt"])
@@ -142,7 +148,7 @@ def test_damaged_inputs_only_ever_raise_parse_error(sample, at, cut, insert):
         except ParseError:
             pass
         module.detect(text)
-        module.read(text.splitlines())
+        module.detect(text.splitlines())
 
 
 def test_a_ruleset_without_a_clamp_is_evidence_of_none():
