@@ -87,7 +87,8 @@ def without_underlay(host) -> List[Finding]:
         ev = [f"{link.name} (VXLAN {link.vni if link.vni is not None else ''}".rstrip() + ") was made without `dev`: "
               f"the kernel did not size it from an underlay device (MTU {link.mtu})"]
         if below:
-            ev.append(f"its outer packets follow the {why}: {below} ({under}), so it should be at most {right}")
+            ev.append(f"its outer packets follow the {why} and leave by {below} ({under}), so it should be at most "
+                      f"{right}")
         else:
             ev.append("no route or local address here tells which device carries it; give `ip route` output to "
                       f"check it (on a 1500-byte underlay it must be at most {1500 - calc.ENCAPS[encap].mtu_cost})")
@@ -220,9 +221,9 @@ def outer_fragments(host) -> List[Finding]:
         if not frag or not reasm or not (1 / RATE_MATCH <= frag / reasm <= RATE_MATCH):
             continue
         limit = _tunnel_limit(s, link)
-        ev = [f"{host.facts.name}: {a.grew('FragOKs'):,} datagrams fragmented into {a.grew('FragCreates'):,} fragments "
-              f"({frag:,.0f}/h) over {a.span}",
-              f"{peer.facts.name}, {device}'s other endpoint: {b.grew('ReasmOKs'):,} datagrams reassembled "
+        ev = [f"on {host.facts.name}, {a.grew('FragOKs'):,} datagrams fragmented into {a.grew('FragCreates'):,} "
+              f"fragments ({frag:,.0f}/h) over {a.span}",
+              f"on {peer.facts.name} ({device}'s other endpoint), {b.grew('ReasmOKs'):,} datagrams reassembled "
               f"({reasm:,.0f}/h) over {b.span}"]
         right = None
         if limit is not None:
@@ -261,7 +262,7 @@ def predicted_vs_measured(host) -> List[Finding]:
         path = s.path_to(target)
         if path is None or path.mtu is None:
             continue
-        ev = [f"predicted {path.mtu} for {target}: {path.route}, limited by {path.limited_by}"
+        ev = [f"predicted {path.mtu} for {target} ({path.route}), limited by {path.limited_by}"
               + "".join(f"; {h.device} {h.mtu}" + (f" ({h.note})" if h.note else "") for h in path.hops),
               f"measured {measured} ({how}" + (f", reported by {hop}" if hop else "") + ")"]
         tunnel = next((h for h in path.hops if h.encap), None)
@@ -269,7 +270,7 @@ def predicted_vs_measured(host) -> List[Finding]:
         data = {"target": target, "predicted": path.mtu, "measured": measured, "measured_by": how,
                 "route": path.route, "limited_by": path.limited_by, "explained_by": None}
         if diff == 0:
-            title = f"Path to {target}: measured {measured} as predicted (limited by {path.limited_by})"
+            title = f"Path to {target} measured {measured}, as predicted (limited by {path.limited_by})"
             severity = "info"
             data["explained_by"] = path.limited_by
         elif diff > 0 and tunnel is not None:
@@ -281,26 +282,26 @@ def predicted_vs_measured(host) -> List[Finding]:
             ev.append(f"{tunnel.device} adds {tunnel.overhead} bytes: the underlay path carries {carried}, not the "
                       f"{under_hop.mtu if under_hop else '?'} of {who}: a hop beyond {who}"
                       + (f" on the way to {remote}" if remote else "") + " has a smaller MTU")
-            title = (f"Path to {target}: predicted {path.mtu}, measured {measured}: the underlay beyond {who} "
+            title = (f"Path to {target} predicted {path.mtu}, measured {measured}: the underlay beyond {who} "
                      f"carries {carried}")
             severity = "warning"
             data.update(explained_by=f"underlay beyond {who}", underlay_carries=carried, tunnel=tunnel.device)
         elif diff > 0:
             ev.append(f"every device on this host allows {path.mtu}: a hop beyond {path.limited_by}"
                       + (f" ({hop})" if hop else "") + f" carries {measured}")
-            title = f"Path to {target}: predicted {path.mtu}, measured {measured}: a hop beyond {path.limited_by}"
+            title = f"Path to {target} predicted {path.mtu}, measured {measured}: a hop beyond {path.limited_by}"
             severity = "warning"
             data["explained_by"] = hop or f"beyond {path.limited_by}"
         elif tunnel is not None and tunnel.mtu is not None and tunnel.allows is not None and tunnel.mtu > tunnel.allows:
             ev.append(f"{tunnel.device} (MTU {tunnel.mtu}) is larger than its underlay carries ({tunnel.allows}): "
                       f"packets up to {tunnel.mtu} get through because the host fragments the tunnel's outer packets")
-            title = (f"Path to {target}: measured {measured}, above the predicted {path.mtu}: {tunnel.device} "
+            title = (f"Path to {target} measured {measured}, above the predicted {path.mtu}: {tunnel.device} "
                      "fragments its outer packets")
             severity = "warning"
             data["explained_by"] = f"{tunnel.device} fragments its outer packets"
         else:
             ev.append("measured above predicted: a device or route on this host is set lower than the path needs")
-            title = f"Path to {target}: predicted {path.mtu}, measured {measured}: {path.limited_by} is set low"
+            title = f"Path to {target} predicted {path.mtu}, measured {measured}: {path.limited_by} is set low"
             severity = "info"
             data["explained_by"] = path.limited_by
         out.append(Finding("path-predicted-vs-measured", title, ev, "high", severity,
