@@ -310,16 +310,14 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
 
     marked = read(substitute(candidates, sentinels)) or {}
     slots = slots_of(marked)
-    # A number whose sentinel shows up anywhere but as a value (inside a counter's label:
-    # `time LRO coalesced 2 packets`, a warning) stays literal: set apart at once, not found by
+    # A number whose sentinel shows up in the words of the snapshot (a counter's label: `time
+    # LRO coalesced 2 packets`, a warning) stays literal: set apart at once, not found by
     # halving the set (each half a read of the whole snapshot, hundreds on a macOS dump).
-    text_of = json.dumps(marked)
-    as_values = {}
-    for i in slots.values():
-        as_values[i] = as_values.get(i, 0) + 1
-    literal = {i for i in candidates if text_of.count(sentinels[i]) > as_values.get(i, 0)}
-    if literal:
-        candidates = [i for i in candidates if i not in literal]
+    words = {k: v for k, v in marked.items() if k not in ("ipv4", "ipv6", "counters", "raw")}
+    words["counters"] = [{**c, "value": None} for c in marked.get("counters") or ()]
+    words["raw"] = list(marked.get("raw") or ())
+    words_text = json.dumps(words)
+    candidates = [i for i in candidates if sentinels[i] not in words_text]
 
     def fine(anything, nonzero=()) -> bool:
         """The numbers `anything` may be any value (sentinels, then zeros), those in `nonzero`

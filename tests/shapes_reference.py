@@ -1,7 +1,8 @@
 """The learning of parsers/shapes.py as main had it (commit adb0bab) before learning was made
 cheaper: tests/test_learn_reference.py requires the shapes learnt now to be exactly these.
-Kept word for word but for the pattern, compiled here by re.compile itself, and for its gaps,
-possessive (`.{n}+`) as they are now."""
+Kept word for word but for the pattern, compiled here by re.compile itself, for its gaps,
+possessive (`.{n}+`) as they are now, and for every counter a snapshot keeps (slots in
+`counters` beside those of ipv4, ipv6 and raw)."""
 from __future__ import annotations
 
 import json
@@ -114,6 +115,13 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             i = by_sentinel.get(v) if isinstance(v, str) else None
             if i is not None and want["raw"].get(key) == original[i]:
                 found[("raw", key)] = i
+        mine = want["counters"]
+        for k, c in enumerate(out.get("counters") or ()):
+            v = c.get("value")
+            i = by_sentinel.get(str(v)) if isinstance(v, int) and not isinstance(v, bool) else None
+            if i is not None and k < len(mine) and mine[k]["value"] == int(original[i]) \
+                    and {**c, "value": None} == {**mine[k], "value": None}:
+                found[("counters", k)] = i
         return found
 
     def expected(slots, tokens, values) -> dict:
@@ -123,6 +131,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
                 continue
             if where == "raw":
                 out["raw"][name] = values[i]
+            elif where == "counters":
+                out["counters"][name]["value"] = int(values[i])
             else:
                 out[where][name] = int(values[i])
         return out
@@ -234,6 +244,8 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.v4, shape.v6, shape.raw = want["ipv4"], want["ipv6"], want["raw"]
     slot_list = sorted(((where, name, group_of[i]) for (where, name), i in slots.items() if i in group_of),
                        key=lambda s: s[2])
+    shape.counters = want["counters"]
+    shape.counter_slots = tuple((n, g) for w, n, g in slot_list if w == "counters")
     shape.v4_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv4")
     shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
     shape.raw_slots = tuple((n, g) for w, n, g in slot_list if w == "raw")
