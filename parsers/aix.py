@@ -35,7 +35,8 @@ META = Meta(
         "'output datagrams fragmented' FragOKs, 'fragments created' FragCreates, 'datagrams that "
         "can't be fragmented' FragFails (IPv4 only). AIX keeps 32-bit counters that wrap (real "
         "dumps show more datagrams reassembled than fragments received). netstat -ss prints "
-        "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0." + " " + bsdstyle.TRAFFIC_WORDS
+        "non-zero lines only, so inside a complete ip:/ipv6: section a missing counter is 0 (null when "
+        "the section prints a line with 0: a plain netstat -s shows every counter)." + " " + bsdstyle.TRAFFIC_WORDS
         + " " + bsdstyle.SIGNAL_WORDS),
 )
 

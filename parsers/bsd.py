@@ -34,7 +34,8 @@ META = Meta(
     name="bsd",
     title="BSD-derived stacks (FreeBSD, macOS, OpenBSD, NetBSD, Junos)",
     covers=("FreeBSD", "macOS / Darwin", "OpenBSD", "NetBSD", "DragonFly BSD",
-            "Juniper Junos (show system statistics, show system statistics ip / ip6)", "other 4.4BSD-derived stacks"),
+            "Juniper Junos (show system statistics, show system statistics ip / ip6)", "other 4.4BSD-derived stacks",
+            "SCO / SVR4 stacks of BSD descent (packets reassembled, packets fragmented, packets delivered)"),
     formats=("netstat -s", "netstat -ss", "netstat -s -p ip", "netstat -s -p ip6",
              "netstat -s | grep fragment"),
     ipv4=ALL,
@@ -59,7 +60,9 @@ META = Meta(
         "ReasmFails: FreeBSD also counts some of those drops as 'dup or out of space'. "
         "'output datagrams fragmented' is FragOKs, 'fragments created' FragCreates, 'datagrams "
         "that can't be fragmented' FragFails. netstat -ss prints non-zero lines only, so inside "
-        "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null. "
+        "a complete ip:/ip6: section a missing counter is 0; in a grep excerpt it stays null, and so "
+        "it does in a section that prints a line with 0 (a plain netstat -s shows every counter the "
+        "stack has: 4.3BSD-derived stacks such as MachTen print no reassembled or fragmented lines). "
         "The ip6: section goes to ipv6; icmp, udp, sctp, igmp and ipsec sections are ignored." + " " + bsdstyle.TRAFFIC_WORDS
         + " " + bsdstyle.SIGNAL_WORDS),
 )

@@ -54,19 +54,26 @@ def labels(*pairs: Tuple[str, str]) -> Labels:
 # space" and OpenBSD/NetBSD "malformed fragments dropped" (a separate kernel counter, so
 # the sum never counts a fragment twice). Timeouts go to ReasmTimeout only. The traffic
 # lines ("total packets received", "packets for this host", "packets sent from this host",
-# "packets forwarded") are InReceives, InDelivers, OutRequests and ForwDatagrams.
+# "packets forwarded") are InReceives, InDelivers, OutRequests and ForwDatagrams. SVR4 stacks
+# of BSD descent (SCO: "packets reassembled", "packets fragmented", "packets not fragmentable",
+# "packets delivered", "total packets sent") print the same counters in their own words.
 COMMON: Labels = labels(
     ("ReasmReqds", r"fragments? received"),
     ("ReasmFails", r"(?:fragments? )?dropped \(dup or out of space\)"),
     ("ReasmFails", r"malformed fragments? dropped"),
     ("ReasmTimeout", r"(?:fragments? )?dropped after timeout"),
     ("ReasmOKs", r"(?:packets? )?reassembled ok"),
+    ("ReasmOKs", r"packets? reassembled"),
     ("FragOKs", r"output datagrams? fragmented"),
+    ("FragOKs", r"packets? fragmented"),
     ("FragCreates", r"fragments? created"),
     ("FragFails", r"datagrams? that can'?t be fragmented"),
+    ("FragFails", r"packets? not fragmentable"),
     ("InReceives", r"total packets? received"),
     ("InDelivers", r"packets? for this host"),
+    ("InDelivers", r"packets? delivered"),
     ("OutRequests", r"packets? sent from this host"),
+    ("OutRequests", r"total packets? sent"),
     ("ForwDatagrams", r"packets? forwarded(?: \(\d+ packets? fast forwarded\))?"),
 )
 
@@ -203,12 +210,14 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
     (a grep excerpt) a second block of the same lines is IPv6. `zero_fill` / `zero_fill6`
     name the counters that a complete section (its `ip:` / `ip6:` header and its "total
     packets received" line present) omits only when zero (`netstat -ss` on FreeBSD, macOS
-    and AIX prints non-zero lines only).
+    and AIX prints non-zero lines only); not when the section prints a line with 0 (plain
+    `netstat -s` prints every counter the stack has).
     """
     reading = Reading(format=fmt, ipv4=None)
     found: Dict[str, Dict[str, int]] = {"ipv4": {}, "ipv6": {}}
     headed = {"ipv4": False, "ipv6": False}
     counted = {"ipv4": False, "ipv6": False}  # a section had at least one line we read
+    zeros = {"ipv4": False, "ipv6": False}    # a line printed with 0: not `netstat -ss`
     unreadable: Dict[str, set] = {"ipv4": set(), "ipv6": set()}  # printed, value refused
     repeats = Repeats(reading)
     broken = {"ipv4": False, "ipv6": False}   # a damaged line: no counter may be taken as 0
@@ -271,16 +280,20 @@ def read(lines: Iterable[str], fmt: str, table: Labels = COMMON, zero_fill: Tupl
             unreadable[fam].add(counter)
             continue
         found[fam][counter] = found[fam].get(counter, 0) + value
+        zeros[fam] = zeros[fam] or value == 0
     for fam, fill in (("ipv4", zero_fill), ("ipv6", zero_fill6)):
         for counter in unreadable[fam]:  # a sum missing one of its lines is no sum
             found[fam].pop(counter, None)
         if headed[fam] and counted[fam] and fill and broken[fam]:
             reading.warnings.append(f"{fam}: a damaged line (bytes netstat never prints): counters not shown "
                                     "are left unknown instead of taken as 0")
-        elif headed[fam] and counted[fam] and "InReceives" in found[fam]:
+        elif headed[fam] and counted[fam] and "InReceives" in found[fam] and not zeros[fam]:
             # Every ip:/ip6: section a whole `netstat -s(s)` prints holds "total packets received"
             # (never zero on a working host, so -ss keeps it too): without it the section is an
-            # excerpt (`| grep -e ip: -e frag`) and what it does not show stays unknown.
+            # excerpt (`| grep -e ip: -e frag`) and what it does not show stays unknown. A line
+            # printed with 0 means a plain `netstat -s`, which prints every counter the stack
+            # has: one it does not show is one this stack does not count (4.3BSD had no
+            # reassembled or fragmented lines), null.
             for counter in fill:
                 if counter not in unreadable[fam]:
                     found[fam].setdefault(counter, 0)

@@ -351,7 +351,7 @@ def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional
 
 
 # nstat -j / -j -p: {"kernel":{"IpInReceives":329,...}} (paste.py puts one key on each line)
-_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,}\s]+)')
+_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,{}\s]+)')   # "kernel":{ is no pair
 
 
 def _nstat_json(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict]]:
@@ -650,7 +650,7 @@ def _read(lines: List[str]) -> Reading:
 
     n4 = n6 = None
     is_nstat = is_snmp6 = False
-    if "Reasm" in blob or "Frag" in blob:
+    if "Ip" in blob:          # nstat leaves zero counters out: its Ip lines may hold traffic counters only
         n4, n6, is_nstat, is_snmp6 = _named(lines, reading)
     kernel_header = "#kernel" in blob and any(_NSTAT_HEADER.match(line) for line in lines)
     if is_nstat or (kernel_header and not is_snmp6):

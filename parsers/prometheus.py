@@ -38,7 +38,8 @@ META = Meta(
             "mssdiag audit --prom-file output (mssdiag_ip_*_total)"),
     formats=("a /metrics scrape (curl), a saved .prom file, a federation or promtool dump",
              "OpenMetrics (_total suffixes, # EOF)", "samples with timestamps",
-             "many hosts in one text: instance / host / hostname labels"),
+             "many hosts in one text: instance / host / hostname labels",
+             "a default node_exporter scrape (no fragment metrics): counters null, with a warning"),
     ipv4=ALL,
     ipv6=ALL,
     reasm_unit="both",
@@ -46,7 +47,8 @@ META = Meta(
     semantics=(
         "The metrics carry the kernel's or the agent's own IP-MIB counters under the exporter's name: "
         "node_netstat_Ip_ReasmReqds is /proc/net/snmp's Ip ReasmReqds (node_exporter exports the IP "
-        "fragmentation counters only when --collector.netstat.fields is widened to them), Ip6_* its "
+        "fragmentation counters only when --collector.netstat.fields is widened to them; a default scrape, "
+        "which shows Ip_Forwarding and octets only, is a snapshot whose counters are unknown), Ip6_* its "
         "/proc/net/snmp6 twin; snmp_exporter's ipSystemStats* rows are IPv4 for ipSystemStatsIPVersion 1 "
         "(ipv4) and IPv6 for 2, ipSystemStatsOutFrag* are the Frag counters, HC twins preferred; its "
         "ipReasmTimeout is the agent's reassembly timer (a setting), never read as ReasmTimeout. Telegraf's "
@@ -92,12 +94,24 @@ _DETECT = needs(re.compile(
     r"(?:_total)?(?:\{[^}\n]*\})?|ipSystemStats[A-Za-z]+\{[^}\n]*ipSystemStatsIPVersion[^}\n]*\})[ \t]+[-+0-9.NI]", re.M),
     "netstat_Ip", "ipSystemStats", "ipReasm", "ipFrag", "nstat_Ip", "net_ip", "mssdiag_ip_", fold=False)
 _EXPOSITION = re.compile(r"^[ \t]*# (?:TYPE|HELP) [A-Za-z_:]|^[ \t]*# EOF[ \t]*$", re.M)
+# node_exporter's netstat collector with its default fields: IP metrics (Ip_Forwarding, Ip6_InOctets,
+# IpExt_OutOctets) but none of the fragment counters, which its default --collector.netstat.fields
+# leaves out. Such a scrape is read as this host's snapshot with those counters unknown.
+_NODE_IP = needs(re.compile(r"^[ \t]*node_netstat_Ip(?:6|Ext)?_[A-Za-z]+(?:\{[^}\n]*\})?[ \t]+[-+0-9.NI]", re.M),
+                 "node_netstat_Ip", fold=False)
+_NODE_ANY = re.compile(r"node_netstat_Ip(?:6|Ext)?_")
+NODE_FIELDS = ("node_exporter's netstat collector exports no IP reassembly or fragment metric here (its default "
+               "--collector.netstat.fields leaves them out): these counters are unknown; add Ip6?_(Reasm|Frag).* "
+               "to that regex to read them")
 
 
 def detect(text: str) -> float:
     hits = len(_DETECT.findall(text[:1 << 20]))
     if not hits:
-        return 0.0
+        # only a default node_exporter scrape's IP metrics: ours, but weaker than any text that
+        # shows the counters
+        weak = len(_NODE_IP.findall(text[:1 << 20]))
+        return min(0.6, 0.4 + 0.05 * weak) if weak else 0.0
     return min(1.0, 0.9 + 0.02 * hits + (0.05 if _EXPOSITION.search(text) else 0.0))
 
 
@@ -196,6 +210,7 @@ class Series:
         self.hc: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
         self.seen: Dict[Tuple[str, str, bool], str] = {}
         self.stamps: set = set()
+        self.node_ip: set = set()                   # families node_exporter's netstat collector showed
         self.reading = Reading(format=fmt, ipv4=None, host=host, taken_at=taken_at)
 
     def take(self, key: str, shown: str, number: str, what: Tuple[str, str, bool]) -> None:
@@ -235,8 +250,9 @@ class Series:
             forw = row.pop("OutForw", None)
             if "ForwDatagrams" not in row and forw is not None:
                 row["ForwDatagrams"] = forw
-        reading.ipv4 = self.values.get("ipv4") or None
-        reading.ipv6 = self.values.get("ipv6") or None
+        # an empty row stays only where a default node_exporter scrape showed the family
+        reading.ipv4 = self.values.get("ipv4") if "ipv4" in self.node_ip else self.values.get("ipv4") or None
+        reading.ipv6 = self.values.get("ipv6") if "ipv6" in self.node_ip else self.values.get("ipv6") or None
         return None if reading.ipv4 is None and reading.ipv6 is None else reading
 
 
@@ -258,9 +274,14 @@ def read(lines: List[str]) -> Reading:
             continue                                  # OpenMetrics: when the counter was created
         what = metric(name, labels)
         if what is None:
+            if _NODE_ANY.match(name):
+                node = hosts.setdefault(host_of(labels), Series("Prometheus exposition"))
+                node.node_ip.add("ipv6" if name.startswith("node_netstat_Ip6_") else "ipv4")
             continue
         family, counter, _ = what
         host = hosts.setdefault(host_of(labels), Series("Prometheus exposition"))
+        if name.startswith("node_netstat_"):
+            host.node_ip.add(family)
         key = name + (f".{family}" if counter not in ("forwarding", "setting") and "ipSystemStatsIPVersion" in labels
                       or name.startswith("mssdiag_") else "")
         if m["ts"]:
@@ -268,6 +289,10 @@ def read(lines: List[str]) -> Reading:
         host.take(key, m["value"], m["value"], what)
     out: List[Reading] = []
     for name, host in hosts.items():
+        if host.node_ip and not any(host.values.values()):
+            for family in sorted(host.node_ip):            # a default scrape: the counters unknown
+                host.values.setdefault(family, {})
+            host.reading.warnings.append(NODE_FIELDS)
         reading = host.finish()
         if reading is None:
             continue

@@ -12,7 +12,8 @@ Every output option net-snmp users paste is read, one object a line:
     .1.3.6.1.2.1.4.31.1.1.14.1 = Counter32: 30                  ... numeric: index 1 is IPv4, 2 IPv6
 
 Anything before the object name on a line (a prompt, `# ` or `// ` of a comment, a diff's
-`+`) is ignored, so walks quoted in code, notes and diffs read too. Objects other than the
+`+`, the quote opening a string in code) is ignored, so walks quoted in code, notes and diffs
+read too; a quote closing such a string after the value (`455',`) is taken off, with a warning. Objects other than the
 IP group are skipped.
 """
 from __future__ import annotations
@@ -140,6 +141,7 @@ def read(lines: List[str]) -> Reading:
     table: Dict[str, Dict[str, Optional[int]]] = {}
     hc: Dict[str, set] = {"ipv4": set(), "ipv6": set()}
     numeric = textual = False
+    quoted = 0
     repeats = base.Repeats(reading)
     for line in lines:
         if "ip" not in line and "3.6.1.2.1.4." not in line:
@@ -154,6 +156,13 @@ def read(lines: List[str]) -> Reading:
         numeric = numeric or bool(m["oid"])
         textual = textual or not m["oid"]
         shown = m["value"]
+        opened = line[:m.start()].rstrip()[-1:]
+        if opened in ("'", '"'):
+            # a walk line quoted in code ('.1.3.6.1.2.1.4.14.0 = Counter32: 455',): its closing quote goes
+            closed = re.fullmatch(rf"(?P<v>.*?){opened}[ \t]*[,;)+\]]*[ \t]*", shown)
+            if closed is not None:
+                shown = closed["v"]
+                quoted += 1
         if name in ("ipForwarding", "ipv6IpForwarding"):
             e = _ENUM.match(shown.strip('"'))
             reading.raw[name] = shown
@@ -218,6 +227,9 @@ def read(lines: List[str]) -> Reading:
     reading.ipv4 = v4 or None
     reading.ipv6 = table.get("ipv6") or None
     reading.format = "snmpwalk IP-MIB" + (" (numeric OIDs)" if numeric and not textual else "")
+    if quoted:
+        reading.warnings.append(f"{quoted} walk line(s) quoted in code: the quote closing each line (and the "
+                                "punctuation after it) taken off before reading the value")
     return reading
 
 

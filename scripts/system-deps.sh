@@ -22,6 +22,8 @@ have tcpdump || need+=(tcpdump)
 have ethtool || need+=(ethtool)
 have promtool || need+=(prometheus)                               # promtool: checks the audit's metrics
 have prometheus-node-exporter || need+=(prometheus-node-exporter) # serves them back in the audit test
+have collectd || need+=(collectd-core)                            # a real agent's JSON (protocols, write_log/write_http)
+[ -e /usr/lib/x86_64-linux-gnu/libyajl.so.2 ] || [ -e /usr/lib/aarch64-linux-gnu/libyajl.so.2 ] || need+=(libyajl2)  # collectd's JSON writers
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)                    # one sshd per namespace host in the fleet tests
 have ssh || need+=(openssh-client)
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -250,3 +250,30 @@ def test_stacks_without_ipv6_say_so_when_forced_on_a_dump_with_ip6(module):
     snap = parse_one(module, FREEBSD)
     assert snap.ipv6 is None and snap.ipv4["ReasmReqds"] == 40
     assert any("no IPv6" in w for w in snap.warnings)
+
+
+def test_svr4_wording_of_bsd_descent_reads_the_same_counters():
+    """SCO's netstat -s (Lachman/SVR4 TCP/IP) says 'packets reassembled', 'packets delivered',
+    'total packets sent', 'packets fragmented' and 'packets not fragmentable' where 4.4BSD says
+    'packets reassembled ok', 'packets for this host'...: the same kernel counters."""
+    text = ("ip:\n  900 total packets received\n  12 fragments received\n  0 fragments dropped (dup or out of space)\n"
+            "  1 fragments dropped after timeout\n  4 packets reassembled\n  3 packets forwarded\n  800 packets delivered\n"
+            "  700 total packets sent\n  5 packets fragmented\n  2 packets not fragmentable\n  10 fragments created\nicmp:\n")
+    (snap,) = parsers.iter_parse(text, os="bsd")
+    assert {k: snap.ipv4[k] for k in ("ReasmReqds", "ReasmOKs", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates",
+                                      "InReceives", "InDelivers", "OutRequests", "ForwDatagrams")} == \
+        {"ReasmReqds": 12, "ReasmOKs": 4, "ReasmTimeout": 1, "FragOKs": 5, "FragFails": 2, "FragCreates": 10,
+         "InReceives": 900, "InDelivers": 800, "OutRequests": 700, "ForwDatagrams": 3}
+
+
+def test_a_plain_netstat_s_section_leaves_the_lines_its_stack_lacks_unknown():
+    """netstat -ss drops zero lines, so a complete section's missing counter is 0; but a section
+    printing a line with 0 is a plain netstat -s, which prints every counter the stack keeps:
+    4.3BSD-derived stacks (MachTen) have no reassembled, fragmented, delivered or sent lines."""
+    plain = ("ip:\n57 total packets received\n0 bad header checksums\n3 fragments received\n"
+             "0 fragments dropped (dup or out of space)\n0 fragments dropped after timeout\n0 packets forwarded\nicmp:\n")
+    (snap,) = parsers.iter_parse(plain, os="bsd")
+    assert (snap.ipv4["ReasmReqds"], snap.ipv4["ReasmOKs"], snap.ipv4["FragOKs"], snap.ipv4["InDelivers"]) == (3, None, None, None)
+    terse = "ip:\n57 total packets received\n3 fragments received\nicmp:\n"          # netstat -ss
+    (snap,) = parsers.iter_parse(terse, os="bsd")
+    assert (snap.ipv4["ReasmReqds"], snap.ipv4["ReasmOKs"], snap.ipv4["FragOKs"]) == (3, 0, 0)

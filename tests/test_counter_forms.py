@@ -7,6 +7,7 @@ parser), so a name the reader maps wrongly changes the counters.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -86,6 +87,7 @@ RENDER = {
     "-OX": lambda p, n, i, t, v: f"{p}IP-MIB::{n}[{i}] = {t}: {v}" if i != "0" else f"{p}IP-MIB::{n}.0 = {t}: {v}",
     "-Of": lambda p, n, i, t, v: f"{p}.iso.org.dod.internet.mgmt.mib-2.ip.{n}.{i} = {t}: {v}",
     "-Oe -OU": lambda p, n, i, t, v: f"{p}IP-MIB::{n}.{i} = {t}: {plain(v)}",
+    "-On quoted in code": lambda p, n, i, t, v: f"{p}  '.{oid(n, i)} = {t}: {v}',",
 }
 SNMP_FIXTURES = sorted((NETSTAT / "snmp").glob("*.txt"))
 
@@ -202,3 +204,103 @@ def test_a_scrape_of_many_hosts_is_many_hosts():
     assert [(s.host, s.ipv4["ReasmReqds"], s.ipv4["ReasmOKs"]) for s in snaps] == \
         [("web1.example.com", 40, 20), ("2001:db8::7", 7, 3)]
     assert {s.taken_at for s in snaps} == {"2025-03-24T17:37:03+00:00"}
+
+
+def test_a_default_node_exporter_scrape_is_a_snapshot_whose_counters_are_unknown():
+    """node_exporter's default netstat fields: Ip_Forwarding and octets, no fragment counter.
+    Each host is a snapshot with the counters null and a warning naming the flag; one widened
+    metric (a cut excerpt) is read as it stands, without that warning."""
+    text = ('node_netstat_Ip_Forwarding{instance="r1:9100"} 1\n'
+            'node_netstat_Ip6_InOctets{instance="r1:9100"} 6.097969e+06\n'
+            'node_netstat_IpExt_InOctets{instance="h2:9100"} 2.221879711e+09\n'
+            'node_netstat_Tcp_CurrEstab{instance="h2:9100"} 2\n')
+    snaps = list(parsers.iter_parse(text))
+    assert [(s.os, s.host, s.forwarding, s.ipv6 is not None) for s in snaps] == \
+        [("prometheus", "r1", True, True), ("prometheus", "h2", None, False)]
+    for s in snaps:
+        assert set(s.ipv4.values()) == {None}
+        assert any("--collector.netstat.fields" in w for w in s.warnings)
+    (cut,) = parsers.iter_parse("node_netstat_Ip_Forwarding 1\nnode_netstat_Ip_ForwDatagrams 4.5605107e+07\n")
+    assert cut.ipv4["ForwDatagrams"] == 45605107 and not cut.warnings
+
+
+def test_a_default_node_exporter_scrape_never_outranks_a_dump_that_shows_counters():
+    scrape = (NETSTAT / "prometheus" / "netns_node_exporter_default_fields.txt").read_text()
+    dump = (NETSTAT / "linux" / "netns-cron-date-netstat-s.txt").read_text()
+    assert parsers.detect(dump + "\n" + scrape)[0][0] == "linux"
+    assert parsers.detect(scrape)[0][0] == "prometheus"
+
+
+# ------------------------------------------------------------------ agents' JSON
+
+def agent(text: str, **kw):
+    warnings = []
+    snaps = list(parsers.iter_parse(text, warn=warnings.append, **kw))
+    return snaps, warnings
+
+
+def test_telegraf_json_documents_of_one_host_and_time_are_one_snapshot_and_hosts_stay_apart():
+    """Telegraf's JSON serializer: {"fields", "name", "tags", "timestamp"}; nstat sends its netstat,
+    snmp and snmp6 groups as three metrics of one collection."""
+    lines = []
+    for host, reqds in (("db1", 40), ("db2", 7)):
+        lines += [json.dumps({"fields": {"IpExtInOctets": 9}, "name": "nstat", "tags": {"host": host, "name": "netstat"},
+                              "timestamp": 1558261410}),
+                  json.dumps({"fields": {"IpReasmReqds": reqds, "IpReasmOKs": 2, "IpForwarding": 2}, "name": "nstat",
+                              "tags": {"host": host, "name": "snmp"}, "timestamp": 1558261410}),
+                  json.dumps({"fields": {"Ip6ReasmFails": 1}, "name": "nstat", "tags": {"host": host, "name": "snmp6"},
+                              "timestamp": 1558261410})]
+    snaps, _ = agent("\n".join(lines) + "\n")
+    assert [(s.os, s.host, s.ipv4["ReasmReqds"], s.ipv4["ReasmOKs"], s.ipv6["ReasmFails"], s.forwarding) for s in snaps] == \
+        [("agentjson", "db1", 40, 2, 1, False), ("agentjson", "db2", 7, 2, 1, False)]
+    assert {s.taken_at for s in snaps} == {"2019-05-19T10:23:30+00:00"}
+    assert snaps[0].ipv4["FragOKs"] is None            # not shown (nstat's dump_zeros off): unknown, never 0
+
+
+def test_grouped_mib_names_string_values_and_the_reassembly_timer():
+    """metricbeat's network_summary ip / ip6 objects with ECS host.name; sflowtool's strings and
+    RFC 1213's ipReasmTimeout (the timer: kept in raw, never a count)."""
+    beat = {"@timestamp": "2017-10-12T08:05:34.853Z", "host": {"name": "web1"},
+            "system": {"network_summary": {"ip": {"ReasmReqds": 12, "FragCreates": 4, "Forwarding": 1},
+                                           "ip6": {"ReasmOKs": 3}}}}
+    (snap,), _ = agent(json.dumps(beat, indent=2) + "\n")
+    assert (snap.host, snap.ipv4["ReasmReqds"], snap.ipv4["FragCreates"], snap.ipv6["ReasmOKs"], snap.forwarding) == \
+        ("web1", 12, 4, 3, True)
+    sflow = '{"counterBlock_tag":"0:2007","ipReasmTimeout":"30","ipReasmReqds":"5","ipFragOKs":"2"}\n' \
+            '{"counterBlock_tag":"0:2000","hostname":"sw9"}\n'
+    (snap,), _ = agent(sflow)
+    assert (snap.host, snap.ipv4["ReasmReqds"], snap.ipv4["FragOKs"], snap.ipv4["ReasmTimeout"]) == ("sw9", 5, 2, None)
+    assert snap.raw["ipReasmTimeout"] == "30"
+
+
+@pytest.mark.parametrize("shown,why", [('"12x"', "not a whole number"), ("1.5", "not a whole number"),
+                                       ("-3", "not a whole number"), ("1e+30", "above 2**53")])
+def test_an_agent_value_that_is_no_counter_is_null_with_a_warning(shown, why):
+    (snap,), _ = agent('{"hostname": "h", "IpReasmFails": %s, "IpReasmReqds": 8}\n' % shown)
+    assert snap.ipv4["ReasmFails"] is None and snap.ipv4["ReasmReqds"] == 8
+    assert any("IpReasmFails" in w and why in w for w in snap.warnings), snap.warnings
+
+
+def test_a_hard_wrapped_json_paste_is_read_whole_with_a_warning():
+    doc = json.dumps({"fields": {"ip_reasmreqds": 31, "ip_forwdatagrams": 5, "ip_fragcreates": 8}, "name": "net",
+                      "tags": {"host": "telegraf", "interface": "all"}, "timestamp": 1558261410})
+    wrapped = "\n".join(doc[i:i + 40] for i in range(0, len(doc), 40)) + "\n"
+    (snap,), _ = agent(wrapped)
+    assert (snap.ipv4["ReasmReqds"], snap.ipv4["ForwDatagrams"], snap.ipv4["FragCreates"]) == (31, 5, 8)
+    assert any("hard-wrapped" in w for w in snap.warnings)
+
+
+def test_nstat_json_stays_with_the_linux_reader():
+    (snap,), _ = agent('{"kernel":{"IpReasmReqds":4,"IpReasmOKs":2,"TcpInSegs":9}}\n')
+    assert (snap.os, snap.format, snap.ipv4["ReasmReqds"]) == ("linux", "nstat -j", 4)
+    (snap,), _ = agent('$ nstat -j -a\n{"kernel":{"IpReasmReqds":4,"IpReasmOKs":2,"TcpInSegs":9}}\n')
+    assert (snap.os, snap.ipv4["ReasmReqds"]) == ("linux", 4)     # after its prompt too
+
+
+def test_a_collectd_value_list_pasted_twice_is_read_once():
+    lines = (NETSTAT / "agentjson" / "netns_collectd_write_log_json.txt").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"type_instance":"ReasmOKs"' in line)
+    once, _ = agent("\n".join(lines) + "\n")
+    twice, _ = agent("\n".join(lines[:at + 1] + lines[at:]) + "\n")
+    assert [(s.host, s.ipv4) for s in twice] == [(s.host, s.ipv4) for s in once]
+    assert any("shown twice" in w for s in twice for w in s.warnings)

@@ -125,9 +125,10 @@ def test_big_files_are_streamed_here_and_small_ones_batched(mixed, monkeypatch):
 def test_an_interrupt_stops_the_workers_with_one_line(mixed):
     p = subprocess.Popen([sys.executable, "-m", "toolkit", "parse", str(mixed), str(mixed), str(mixed), "--json",
                           "--jobs", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         start_new_session=True, bufsize=0)
-    first = p.stdout.read(2000)       # unbuffered: communicate() below reads the pipe itself,
-    assert first.startswith(b"[")     # so nothing may wait in a reader's buffer
+                         start_new_session=True)
+    # os.read, not p.stdout.read: what the buffered reader read ahead would never reach communicate()
+    first = os.read(p.stdout.fileno(), 2000)
+    assert first.startswith(b"[")
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130 and err.decode().strip().splitlines()[-1] == "mssdiag: interrupted", err

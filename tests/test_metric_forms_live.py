@@ -57,12 +57,64 @@ FETCH = ("import sys, time, urllib.request\n"
          "sys.exit('node_exporter did not answer on 127.0.0.1:9100')\n")
 
 
-@pytest.mark.netns
-@pytest.mark.skipif(REASON is not None, reason=f"real-network test: {REASON}")
-def test_a_real_node_exporter_scrape_is_read_per_host(tmp_path):
+def scrape(net: Netns, ns: str, exporter: str, fields: str = None) -> str:
+    """node_exporter's netstat collector alone, run in the namespace and scraped once; its
+    default --collector.netstat.fields unless `fields` is given."""
+    argv = [exporter, "--web.listen-address=127.0.0.1:9100", "--collector.disable-defaults", "--collector.netstat"]
+    if fields is not None:
+        argv.append(f"--collector.netstat.fields={fields}")
+    proc = net.popen(ns, argv)
+    try:
+        got = net.run(ns, [sys.executable, "-c", FETCH], timeout=30)
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    assert got.returncode == 0, got.stderr
+    return got.stdout
+
+
+def exporter_or_skip() -> str:
     exporter = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     if exporter is None or shutil.which("ping") is None:
         pytest.skip("prometheus-node-exporter or ping not installed (Debian packages; make system-deps)")
+    return exporter
+
+
+def default_scrape(net: Netns, exporter: str, forwarding: bool) -> str:
+    """A default node_exporter scrape of a namespace that reassembled fragments."""
+    ns = net.ns("dflt", forwarding=forwarding)
+    done = net.run(ns, ["ping", "-c", "2", "-i", "0.2", "-s", "3000", "127.0.0.1"], timeout=30)
+    assert done.returncode == 0, done.stderr
+    return scrape(net, ns, exporter)
+
+
+@pytest.mark.netns
+@pytest.mark.skipif(REASON is not None, reason=f"real-network test: {REASON}")
+def test_a_default_node_exporter_scrape_says_its_counters_are_unknown(tmp_path):
+    """node_exporter's default fields carry Ip_Forwarding and octets, none of the fragment
+    counters: one snapshot whose counters are null, the forwarding flag read, and a warning
+    that names the flag to widen (not "no statistics found", not zeros)."""
+    exporter = exporter_or_skip()
+    with Netns("nxd") as net:
+        text = default_scrape(net, exporter, forwarding=True)
+    assert "node_netstat_Ip_Forwarding 1" in text and "node_netstat_Ip_ReasmOKs" not in text
+    (tmp_path / "router.prom").write_text(text)
+    out = cli("parse", str(tmp_path / "router.prom"), "--json")
+    assert out.returncode == 0, out.stderr
+    snaps = json.loads(out.stdout)
+    assert len(snaps) == 1 and snaps[0]["os"] == "prometheus" and snaps[0]["forwarding"] is True
+    assert set(snaps[0]["ipv4"].values()) == {None}
+    assert any("--collector.netstat.fields" in w for w in snaps[0]["warnings"])
+
+
+@pytest.mark.netns
+@pytest.mark.skipif(REASON is not None, reason=f"real-network test: {REASON}")
+def test_a_real_node_exporter_scrape_is_read_per_host(tmp_path):
+    exporter = exporter_or_skip()
     scrapes = {}
     with Netns("nxf") as net:
         for host, pings in (("alpha", 3), ("beta", 5)):
@@ -71,19 +123,7 @@ def test_a_real_node_exporter_scrape_is_read_per_host(tmp_path):
             net.run(ns, ["ip", "link", "set", "lo", "mtu", "1500"], check=True)
             done = net.run(ns, ["ping", "-c", str(pings), "-i", "0.2", "-s", "3000", "127.0.0.1"], timeout=30)
             assert done.returncode == 0, done.stderr
-            proc = net.popen(ns, [exporter, "--web.listen-address=127.0.0.1:9100", "--collector.disable-defaults",
-                                  "--collector.netstat", f"--collector.netstat.fields={FIELDS}"])
-            try:
-                got = net.run(ns, [sys.executable, "-c", FETCH], timeout=30)
-            finally:
-                proc.terminate()
-                try:
-                    proc.communicate(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.communicate()
-            assert got.returncode == 0, got.stderr
-            scrapes[host] = got.stdout
+            scrapes[host] = scrape(net, ns, exporter, FIELDS)
             snmp = net.run(ns, ["cat", "/proc/net/snmp"], timeout=10).stdout.splitlines()
             names, values = [line.split()[1:] for line in snmp if line.startswith("Ip:")][:2]
             scrapes[host + ".kernel"] = dict(zip(names, map(int, values)))
@@ -101,3 +141,11 @@ def test_a_real_node_exporter_scrape_is_read_per_host(tmp_path):
         for name in ("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragCreates"):
             assert got[name] == kernel[name], (host, name)
         assert got["ReasmOKs"] >= 2 * pings          # every request and reply reassembled
+
+
+if __name__ == "__main__":
+    # rewrites the fixture of a default scrape: python tests/test_metric_forms_live.py (root)
+    with Netns("nxd") as lab:
+        scraped = default_scrape(lab, shutil.which("prometheus-node-exporter") or shutil.which("node_exporter"),
+                                 forwarding=False)
+    (ROOT / "fixtures/netstat/prometheus/netns_node_exporter_default_fields.txt").write_text(scraped)
