@@ -70,7 +70,8 @@ def counter_spans(text: str):
     """Where the numbers are that a later `netstat -s` of the host prints otherwise: every
     number but the settings, which stay as on a real host -- those after a TTL, hop limit,
     timeout or utilization label, and those that change what the parser makes of the text
-    other than a value (`Forwarding: 2`, `notForwarding(2)`), found by giving numbers
+    other than a value (`Forwarding: 2`, `notForwarding(2)`, a counter's label: `less than 4
+    segments`), found by giving numbers
     distinct sentinels and halving the sets that change something."""
     import parsers
     from parsers.text import classify
@@ -89,7 +90,8 @@ def counter_spans(text: str):
         except parsers.ParseError:
             return None
         return [(s.os, s.format, s.forwarding, s.host, tuple(s.warnings), sorted(s.ipv4 or {}),
-                 sorted(s.ipv6 or {}), sorted(s.raw or {})) for s in snaps]
+                 sorted(s.ipv6 or {}), sorted(s.raw or {}), [(c["section"], c["label"]) for c in s.counters])
+                for s in snaps]
 
     want = shape(text)
 

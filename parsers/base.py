@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Dict, Iterable, List, Optional, TYPE_CHECKING, Tuple
 
-from .model import ALL, Meta, ParseError, Reading, Snapshot, to_int
+from .model import ALL, CounterList, Meta, ParseError, Reading, Snapshot, to_int
 from .text import DAMAGED, Chunk, split
 
 
@@ -220,9 +220,9 @@ class Every:
         except ParseError:
             same = False
         if not same and c["value"] is not None:
-            c["value"] = None
-            self.reading.warnings.append(f"{key[0]}: {key[1]!r} printed twice with different values: "
-                                         "counter unknown")
+            first, c["value"] = c["value"], None
+            self.reading.warnings.append(f"{key[0]}: {key[1]!r} printed twice with different values "
+                                         f"({first} and {value}): counter unknown")
 
     def line(self, section: str, line: str) -> bool:
         """The counters of one line under `section` (lines are cleaned: tabs are spaces);
@@ -290,7 +290,7 @@ def snapshot(meta: Meta, reading: Reading, chunk: Chunk, source: str, index: int
         taken_at=reading.taken_at or chunk.taken_at, host=host, prompt_host=host,
         ipv4=full(reading.ipv4, meta.ipv4), ipv6=full(reading.ipv6, meta.ipv6),
         raw=reading.raw, warnings=reading.warnings, line=chunk.line, forwarding=reading.forwarding,
-        counters=reading.counters,
+        counters=CounterList.of(reading.counters),
     )
 
 

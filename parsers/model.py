@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from collections.abc import Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 
 
@@ -42,6 +43,54 @@ SCHEMA = "mssdiag.snapshot/2"
 # None, "value": int, or None when it cannot be read (with a warning)}. Nothing is guessed: a
 # label without a known meaning keeps its printed name and no standard one.
 Counter = Dict[str, object]
+
+
+class CounterList(Sequence):
+    """A snapshot's counters: one layout (section, label, name of each counter, shared by the
+    snapshots of one shape) and their values; each Counter dict is made when read. Triage and
+    diff keep every snapshot of thousands of hosts: the dicts would be most of their memory."""
+
+    __slots__ = ("layout", "values")
+
+    def __init__(self, layout: Tuple[Tuple[str, str, Optional[str]], ...], values: Tuple[Optional[int], ...]):
+        self.layout, self.values = layout, values
+
+    @classmethod
+    def of(cls, counters: Iterable[Counter]) -> "CounterList":
+        counters = list(counters)
+        return cls(tuple((c["section"], c["label"], c["name"]) for c in counters),
+                   tuple(c["value"] for c in counters))
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self.values)))]
+        section, label, name = self.layout[k]
+        return {"section": section, "label": label, "name": name, "value": self.values[k]}
+
+    def __iter__(self):
+        for (section, label, name), value in zip(self.layout, self.values):
+            yield {"section": section, "label": label, "name": name, "value": value}
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, CounterList):
+            return self.values == other.values and self.layout == other.layout
+        if isinstance(other, list):
+            return list(self) == other
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"CounterList({list(self)!r})"
+
+    def __getstate__(self):
+        return self.layout, self.values
+
+    def __setstate__(self, state) -> None:
+        self.layout, self.values = state
 
 # Standard names that are no counts (a setting or a gauge): never compared as growing.
 NOT_COUNTS = frozenset((
@@ -140,7 +189,8 @@ class Snapshot:
     forwarding: Optional[bool] = None
     prompt_host: Optional[str] = None   # the host name as the prompt printed it; `host` is the
                                         # host it belongs to (toolkit/hosts.py decides)
-    counters: List[Counter] = field(default_factory=list)   # every counter the text shows (see Counter)
+    counters: Sequence = field(default_factory=list)   # every counter the text shows: Counter dicts
+                                                        # (a CounterList once read)
 
     def __getattr__(self, name: str):
         # Only for a field not set yet: a snapshot matched whole by a shape (parsers/shapes.py)
@@ -166,7 +216,7 @@ class Snapshot:
             "source": self.source, "index": self.index, "os": self.os, "format": self.format,
             "taken_at": self.taken_at, "host": self.host, "prompt_host": self.prompt_host, "line": self.line,
             "forwarding": self.forwarding,
-            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "counters": self.counters,
+            "ipv4": self.ipv4, "ipv6": self.ipv6, "raw": self.raw, "counters": list(self.counters),
             "warnings": self.warnings, "schema": SCHEMA,
         }
 
@@ -179,22 +229,31 @@ _GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[
 MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
 
 
-def signal_values(meta: Meta, counters: List[Counter]) -> Dict[Tuple[str, str], Tuple[int, Signal]]:
+def signal_values(meta: Meta, counters: Sequence) -> Dict[Tuple[str, str], Tuple[int, Signal]]:
     """{(what, family): (value, the Signal)} of a snapshot's counters, for the signals its
     OS declares (Meta.signals); the first of a (what, family)'s alternatives the text shows.
     A key is a standard name or "section: label" (case-insensitive)."""
     if not meta.signals or not counters:
         return {}
-    by_name = {}
-    by_label = {}
-    sections = set()
-    for c in counters:
-        sections.add(c["section"].lower())
-        if c["value"] is None:
+    names = {sig.key for sig in meta.signals if ": " not in sig.key}
+    labels = {sig.key.lower() for sig in meta.signals if ": " in sig.key}
+    label_sections = {key.split(": ", 1)[0] for key in labels}
+    items = zip(counters.layout, counters.values) if isinstance(counters, CounterList) \
+        else (((c["section"], c["label"], c["name"]), c["value"]) for c in counters)
+    by_name: Dict[str, int] = {}
+    by_label: Dict[str, int] = {}
+    lower: Dict[str, str] = {}
+    for (section, label, name), value in items:
+        sec = lower.get(section)
+        if sec is None:
+            sec = lower[section] = section.lower()
+        if value is None:
             continue
-        if c["name"]:
-            by_name.setdefault(c["name"], c["value"])
-        by_label.setdefault(f"{c['section']}: {c['label']}".lower(), c["value"])
+        if name in names:
+            by_name.setdefault(name, value)
+        if sec in label_sections:
+            by_label.setdefault(f"{sec}: {label.lower()}", value)
+    sections = set(lower.values())
     out: Dict[Tuple[str, str], Tuple[int, Signal]] = {}
     for sig in meta.signals:
         if (sig.what, sig.family) in out:

@@ -53,7 +53,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .paste import LONG, long_line, raw_safety
 from .paste import clean as paste_clean
-from .model import Snapshot
+from .model import CounterList, Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter, classify,
                    _lead, fast_date, header_kind, never_a_date)
 
@@ -131,10 +131,16 @@ class Shape:
         raw = self.raw.copy()
         for key, i in self.raw_slots:
             raw[key] = g[i]
-        counters = [c.copy() for c in self.counters]
-        for k, i in self.counter_slots:
-            counters[k]["value"] = int(g[i])
-        fields.update(ipv4=v4, ipv6=v6, raw=raw, counters=counters)
+        values = self.counters.values
+        if self.counter_slots:
+            values = list(values)
+            for k, i in self.counter_slots:
+                values[k] = int(g[i])
+            values = tuple(values)
+        fields.update(ipv4=v4, ipv6=v6, raw=raw, counters=CounterList(self.counters.layout, values))
+        # Its numbers as printed are kept no longer (a snapshot read is written from its fields,
+        # not from the shape's JSON, toolkit/snapjson.py): triage and diff keep thousands.
+        fields.pop("_shape", None)
 
 
 class Shapes:
@@ -308,16 +314,21 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
             got = dumped[text] = json.dumps(out)
         return got == expected_json(slots, tokens, values)
 
-    marked = read(substitute(candidates, sentinels)) or {}
-    slots = slots_of(marked)
     # A number whose sentinel shows up in the words of the snapshot (a counter's label: `time
-    # LRO coalesced 2 packets`, a warning) stays literal: set apart at once, not found by
-    # halving the set (each half a read of the whole snapshot, hundreds on a macOS dump).
-    words = {k: v for k, v in marked.items() if k not in ("ipv4", "ipv6", "counters", "raw")}
-    words["counters"] = [{**c, "value": None} for c in marked.get("counters") or ()]
-    words["raw"] = list(marked.get("raw") or ())
-    words_text = json.dumps(words)
-    candidates = [i for i in candidates if sentinels[i] not in words_text]
+    # LRO coalesced 2 packets`, a warning) stays literal: set apart at once, and the slots are
+    # found without it (its line's value is one), not by halving the set and a second look
+    # at each line (each a read of the whole snapshot, hundreds on a macOS dump).
+    while True:
+        marked = read(substitute(candidates, sentinels)) or {}
+        slots = slots_of(marked)
+        words = {k: v for k, v in marked.items() if k not in ("ipv4", "ipv6", "counters", "raw")}
+        words["counters"] = [{**c, "value": None} for c in marked.get("counters") or ()]
+        words["raw"] = list(marked.get("raw") or ())
+        words_text = json.dumps(words)
+        kept = [i for i in candidates if sentinels[i] not in words_text]
+        if len(kept) == len(candidates):
+            break
+        candidates = kept
 
     def fine(anything, nonzero=()) -> bool:
         """The numbers `anything` may be any value (sentinels, then zeros), those in `nonzero`
@@ -397,7 +408,7 @@ def learn(origin, taken_at: Optional[str], host: Optional[str], command: Optiona
     shape.v4, shape.v6, shape.raw = want["ipv4"], want["ipv6"], want["raw"]
     slot_list = sorted(((where, name, group_of[i]) for (where, name), i in slots.items() if i in group_of),
                        key=lambda s: s[2])
-    shape.counters = want["counters"]
+    shape.counters = CounterList.of(want["counters"])
     shape.counter_slots = tuple((n, g) for w, n, g in slot_list if w == "counters")
     shape.v4_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv4")
     shape.v6_slots = tuple((n, g) for w, n, g in slot_list if w == "ipv6")
@@ -547,7 +558,7 @@ def learn_silent(origin, taken_at: Optional[str], host: Optional[str], command: 
     shape.size = len(origin.text) * 2 + 4096
     shape.module = shape.note = shape.os = shape.format = shape.forwarding = shape.ranked = shape.raw_ok = None
     shape.sig, shape.forced, shape.host, shape.command = sig, False, host, command
-    shape.warnings, shape.v4, shape.v6, shape.raw, shape.counters = (), None, None, {}, []
+    shape.warnings, shape.v4, shape.v6, shape.raw, shape.counters = (), None, None, {}, CounterList((), ())
     shape.v4_slots = shape.v6_slots = shape.raw_slots = shape.counter_slots = ()
     shape.by_command, shape.keys, shape.headers = origin.by_command, origin.keys, origin.headers
     return shape

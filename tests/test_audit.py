@@ -531,3 +531,222 @@ def test_jsonl_escapes_c1_and_bidi_controls_from_a_host_name(tmp_path, store):
     assert report.returncode == 0, report.stderr
     assert "\u202e" not in report.stdout and "\u0085" not in report.stdout and "\\u202e" in report.stdout
     assert name in {h["host"] for h in json.loads(report.stdout)["hosts"]}
+
+
+# ---------------------------------------------------------------------------- names as data
+
+def _index_line(host: str, file: str = None, status: str = "ok", **more) -> dict:
+    line = {"host": host, "status": status, "time": "2026-03-02T09:00:00Z", "command": "cat /proc/net/snmp", "rc": 0}
+    return dict(line, **({"file": file} if file else {}), **more)
+
+
+def test_index_names_are_hosts_exactly_prompts_fold_case(tmp_path, store):
+    """`Web9` and `web9` from a fleet index are two hosts (two inventory hosts); a prompt's
+    `WEB1` and `web1` are one (a DNS name), across runs too."""
+    d = tmp_path / "fleet"
+    d.mkdir()
+    lines = []
+    for i, name in enumerate(("Web9", "web9", "WEB9", " web9")):
+        (d / f"f{i}.txt").write_text(snmp_dump(None, ReasmReqds=i))
+        lines.append(_index_line(name, f"f{i}.txt"))
+    (d / "index.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    done = mssdiag("audit", "run", str(d), "--store", str(store), "--now", "2026-03-02T09:05:00Z")
+    assert done.returncode == 0, done.stderr
+    assert sorted(rows(store, "SELECT h.name, count(*) FROM snapshots s JOIN hosts h ON h.id = s.host_id"
+                              " GROUP BY h.id")) == [(" web9", 1), ("WEB9", 1), ("Web9", 1), ("web9", 1)]
+    for i, (prompt, when) in enumerate((("WEB1", T0), ("web1", T0 + STEP))):
+        (tmp_path / f"p{i}.txt").write_text(f"[root@{prompt} ~]# cat /proc/net/snmp\n" + snmp_dump(when, ReasmReqds=i))
+        assert mssdiag("audit", "run", str(tmp_path / f"p{i}.txt"), "--store", str(store),
+                       "--now", iso(T0 + 2 * STEP)).returncode in (0, 4)
+    assert rows(store, "SELECT h.name, count(*) FROM snapshots s JOIN hosts h ON h.id = s.host_id"
+                       " WHERE h.identity = 'prompt' GROUP BY h.id") == [("WEB1", 2)]
+    report = mssdiag("audit", "report", "--store", str(store), "--since", "2026-03-01T00:00:00Z", "--json",
+                     "--host", "web9")
+    assert [h["host"] for h in json.loads(report.stdout)["hosts"]] == ["web9"]       # exactly, when spelt so
+    report = mssdiag("audit", "report", "--store", str(store), "--since", "2026-03-01T00:00:00Z", "--json",
+                     "--host", "web1")
+    assert [h["host"] for h in json.loads(report.stdout)["hosts"]] == ["WEB1"]       # else without case
+
+
+def test_a_store_of_schema_4_compares_names_exactly_after_it_migrates(tmp_path):
+    import sqlite3
+    from toolkit.audit import store as st
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    for script in st.MIGRATIONS[:4]:
+        for statement in st._statements(script):
+            db.execute(statement)
+    db.execute("PRAGMA user_version = 4")
+    db.execute("INSERT INTO hosts(name, identity) VALUES ('web9', 'case')")
+    with pytest.raises(sqlite3.IntegrityError):                     # schema 4: without case
+        db.execute("INSERT INTO hosts(name) VALUES ('Web9')")
+    db.commit()
+    db.close()
+    with Store(str(path)) as s:
+        assert s.schema_version() == SCHEMA_VERSION == 5
+        assert s.host_id("web9") == 1 and s.host_id("Web9") == 2
+        assert s.host_id("WEB9", identity="prompt") == 3            # no prompt host of that name yet
+        assert s.host_id("web9", identity="prompt") == 1           # exactly spelt: that one
+
+
+def test_index_lines_are_read_one_by_one(tmp_path, store):
+    """A line that is not UTF-8, not JSON, has no host, holds a lone surrogate: one error line
+    each (naming the line), exit 3, the other lines read; a raw U+2028 or U+0085 in a name
+    is part of it, not a line break."""
+    d = tmp_path / "fleet"
+    d.mkdir()
+    for name in ("good", "sep"):
+        (d / f"{name}.txt").write_text(snmp_dump(None, ReasmReqds=3))
+    with open(d / "index.jsonl", "wb") as fh:
+        fh.write(json.dumps(_index_line("good", "good.txt")).encode() + b"\n")
+        fh.write(b'{"host": "caf\xe9", "status": "ok"}\n')
+        fh.write(b"not json at all\n")
+        fh.write(json.dumps({"status": "ok"}).encode() + b"\n")
+        fh.write(json.dumps(_index_line("lone\udcf4", "good.txt")).encode() + b"\n")
+        fh.write(json.dumps(_index_line("a\u2028b\u0085c", "sep.txt"), ensure_ascii=False).encode() + b"\n")
+    done = mssdiag("audit", "run", str(d), "--store", str(store), "--now", "2026-03-02T09:05:00Z")
+    assert done.returncode == 3, done.stderr
+    errs = done.stderr.splitlines()
+    assert [e.split("index.jsonl: ")[1].split(":")[0] for e in errs] == ["line 2", "line 3", "line 4", "line 5"], errs
+    assert "not UTF-8 (byte 0xe9" in errs[0] and "lone surrogate" in errs[3] and "Traceback" not in done.stderr
+    assert sorted(rows(store, "SELECT name FROM hosts")) == [("a\u2028b\u0085c",), ("good",)]
+    assert rows(store, "SELECT status FROM runs") == [("ok",)]
+
+
+def test_an_ok_collection_without_a_snapshot_is_stale(tmp_path, store):
+    d = tmp_path / "fleet"
+    d.mkdir()
+    (d / ".web1--20260302T090000Z.txt").write_text(snmp_dump(None, ReasmReqds=3))      # hidden: never read
+    (d / "web3--20260302T090000Z.txt").write_text("Permission denied\n")
+    (d / "index.jsonl").write_text("".join(json.dumps(x) + "\n" for x in (
+        _index_line("web1", ".web1--20260302T090000Z.txt"), _index_line("web2", "web2--20260302T090000Z.txt"),
+        _index_line("web3", "web3--20260302T090000Z.txt"), _index_line("web4"))))
+    done = mssdiag("audit", "run", str(d), "--store", str(store), "--now", "2026-03-02T09:05:00Z")
+    assert done.returncode == 3, done.stderr                # web3's file: no counters in it
+    stale = dict(rows(store, "SELECT h.name, e.detail FROM events e JOIN hosts h ON h.id = e.host_id"
+                             " WHERE e.type = 'stale' AND e.state = 'open'"))
+    assert sorted(stale) == ["web1", "web2", "web3", "web4"]
+    assert "not read (a hidden file" in stale["web1"] and "web2--20260302T090000Z.txt: no such file" in stale["web2"]
+    assert "no IP counters read from it" in stale["web3"] and "the index names no file" in stale["web4"]
+    assert all(v.startswith("collection no-snapshot at 2026-03-02T09:00:00Z") and ": the index said ok, but " in v
+               for v in stale.values())
+
+
+def test_file_names_that_are_not_utf8_are_read_and_named(tmp_path, store):
+    """A Latin-1 file name beside good ones: read (its host kept with the byte as \\xNN),
+    named in error lines with the byte as `?`, never an encoding error; the run ends ok."""
+    d = tmp_path / "dumps"
+    d.mkdir()
+    raw = os.fsencode(d)
+    with open(raw + b"/h\xf4te1-0900.txt", "wb") as fh:
+        fh.write(f"[root@web7 ~]# cat /proc/net/snmp\n{snmp_dump(T0, ReasmReqds=4)}".encode())
+    with open(raw + b"/h\xf4te2-0900.txt", "wb") as fh:
+        fh.write(b"\x00\x01binary\x00" * 100)
+    with open(raw + b"/h\xf4te3--20260302T090000Z.txt", "wb") as fh:
+        fh.write(snmp_dump(None, ReasmReqds=9, ReasmOKs=1000).encode())
+    (d / "good-0900.txt").write_text(snmp_dump(T0, ReasmReqds=5))
+    done = subprocess.run([sys.executable, "-m", "toolkit", "audit", "run", str(d), "--store", str(store), "--now",
+                           iso(T0 + STEP)], capture_output=True, cwd=ROOT,
+                          env=dict(os.environ, XDG_CONFIG_HOME="/nonexistent-mssdiag-test"))
+    err = done.stderr.decode("utf-8")                     # strict: no raw byte of the name
+    assert done.returncode == 3, err
+    assert "h?te2-0900.txt: binary data" in err and "Encode" not in err and "Traceback" not in err
+    assert sorted(n for (n,) in rows(store, "SELECT name FROM hosts")) == ["good", "h\\xf4te3--20260302T090000Z",
+                                                                           "web7"]
+    assert ("/h\\xf4te1-0900.txt",) in [(s[len(str(d)):],) for (s,) in rows(store, "SELECT source FROM snapshots")]
+    assert rows(store, "SELECT status FROM runs") == [("ok",)]
+    again = mssdiag("audit", "run", str(d), "--store", str(store), "--now", iso(T0 + STEP))
+    assert rows(store, "SELECT count(*) FROM snapshots") == [(3,)] and again.returncode == 3      # idempotent
+
+
+def test_one_hosts_data_the_store_cannot_hold_costs_that_host(tmp_path, store):
+    """A 64-bit counter that leaps past what SQLite's integers hold: that host gets one line
+    and is not stored; the others are, and the run ends ok (no `running` row)."""
+    (tmp_path / "huge-0900.txt").write_text(cron_log([{"ReasmReqds": 1}, {"ReasmReqds": 2 ** 64 - 1}]))
+    (tmp_path / "fine-0900.txt").write_text(cron_log([{"ReasmReqds": 1}, {"ReasmReqds": 5}]))
+    done = mssdiag("audit", "run", str(tmp_path / "huge-0900.txt"), str(tmp_path / "fine-0900.txt"),
+                   "--store", str(store), "--now", iso(T0 + 2 * STEP))
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.splitlines() == ["mssdiag: huge: not stored: Python int too large to convert to SQLite INTEGER"]
+    assert rows(store, "SELECT name FROM hosts") == [("fine",)]
+    assert rows(store, "SELECT status FROM runs") == [("ok",)]
+
+
+# ---------------------------------------------------------------------------- the report's store
+
+def test_report_refuses_a_damaged_store_in_one_line(tmp_path, store):
+    _fleet(tmp_path / "f", 40, "20260302T090000Z", 0)
+    assert mssdiag("audit", "run", str(tmp_path / "f"), "--store", str(store)).returncode == 0
+    import sqlite3
+    db = sqlite3.connect(store)
+    root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'snapshots'").fetchone()[0]
+    db.close()
+    data = bytearray(store.read_bytes())
+    page = 4096 * (root - 1)
+    data[page + 8:page + 24] = b"\x12\x34\x56\x78" * 4          # the table's root page: cells out of range
+    store.write_bytes(bytes(data))
+    done = mssdiag("audit", "report", "--store", str(store))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"mssdiag: {store}: damaged: ") and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_report_reads_a_store_it_cannot_write(tmp_path, store):
+    """A store in a read-only place (a customer's copy, a backup): mode 0444 in a 0555
+    directory, and (as root, who ignores modes) a read-only bind mount."""
+    _fleet(tmp_path / "f", 5, "20260302T090000Z", 0)
+    assert mssdiag("audit", "run", str(tmp_path / "f"), "--store", str(store)).returncode == 0
+    want = mssdiag("audit", "report", "--store", str(store), "--since", "2026-03-01T00:00:00Z", "--json")
+    assert want.returncode == 0
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    shutil.copy(store, ro / "a.sqlite")
+    (ro / "a.sqlite").chmod(0o444)
+    ro.chmod(0o555)
+    places = [ro]
+    mounted = None
+    if os.geteuid() == 0 and shutil.which("mount"):
+        mounted = tmp_path / "mnt"
+        mounted.mkdir()
+        if subprocess.run(["mount", "--bind", str(ro), str(mounted)], capture_output=True).returncode == 0:
+            subprocess.run(["mount", "-o", "remount,bind,ro", str(mounted)], check=True)
+            places.append(mounted)
+        else:
+            mounted = None
+    try:
+        for place in places:
+            before = sorted(p.name for p in place.iterdir())
+            got = mssdiag("audit", "report", "--store", str(place / "a.sqlite"), "--since", "2026-03-01T00:00:00Z",
+                          "--json")
+            assert got.returncode == 0, (place, got.stderr)
+            assert json.loads(got.stdout)["hosts"] == json.loads(want.stdout)["hosts"]
+            if place == mounted or os.geteuid() != 0:        # (root may write a 0555 directory: WAL files)
+                assert sorted(p.name for p in place.iterdir()) == before
+        if mounted is not None:
+            blocked = mssdiag("audit", "run", str(tmp_path / "f"), "--store", str(mounted / "a.sqlite"))
+            assert blocked.returncode == 1 and len(blocked.stderr.splitlines()) == 1, blocked.stderr
+    finally:
+        if mounted is not None:
+            subprocess.run(["umount", str(mounted)], capture_output=True)
+        ro.chmod(0o755)
+
+
+# ---------------------------------------------------------------------------- a terminal's summary
+
+def test_a_terminal_gets_a_summary_cron_and_quiet_get_none(tmp_path, store):
+    if shutil.which("script") is None:
+        pytest.skip("script (util-linux) is not installed: no pseudo-terminal to run under")
+    log = tmp_path / "web1-0900.txt"
+    log.write_text(cron_log([dict(ReasmReqds=0), dict(ReasmReqds=40)]))
+    env = dict(os.environ, XDG_CONFIG_HOME="/nonexistent", COLUMNS="200")
+    base = f"{sys.executable} -m toolkit audit run {log} --store {store} --now {iso(T0 + 2 * STEP)}"
+    tty = subprocess.run(["script", "-qec", base, "/dev/null"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert "1 host(s) read, 2 new snapshot(s) stored, 0 probe(s), 1 event(s) open; store " in tty.stdout, tty.stdout
+    assert "web1" in tty.stdout.splitlines()[2]
+    quiet = subprocess.run(["script", "-qec", base + " -q", "/dev/null"], capture_output=True, text=True, cwd=ROOT,
+                           env=env)
+    assert quiet.stdout == ""
+    local = subprocess.run(["script", "-qec", f"{sys.executable} -m toolkit audit run --local --store "
+                            f"{tmp_path / 'l.sqlite'}", "/dev/null"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert "1 host(s) read, 1 new snapshot(s) stored" in local.stdout, local.stdout
+    cron = mssdiag("audit", "run", "--local", "--store", str(tmp_path / "l.sqlite"))
+    assert cron.returncode == 0 and cron.stdout == "" and cron.stderr == ""

@@ -71,7 +71,7 @@ def test_an_older_store_gets_its_rollup_on_open_and_reports_the_same(tmp_path):
                      " DROP INDEX events_changed_run; PRAGMA user_version = 2;")
     db.close()
     with Store(str(store)) as st:
-        assert st.schema_version() == SCHEMA_VERSION == 4
+        assert st.schema_version() == SCHEMA_VERSION >= 4      # later schemas apply too
     assert _rollup(store) == _grouped(store) and _rollup(store)
     after = mssdiag("audit", "report", "--store", str(store), "--since", since, "-f", "json", env=env)
     assert before.returncode == after.returncode == 0, (before.stderr, after.stderr)

@@ -432,3 +432,80 @@ def test_the_bundle_carries_the_wheel_and_the_dependencies_only(tmp_path):
     assert idc != ida
     with tarfile.open(alone) as tar:
         assert tar.getnames() == ["mssdiag-0.1.0-py3-none-any.whl"]
+
+
+# ---------------------------------------------------------------------------- nothing is templated
+
+def _jinja(marker: Path) -> list:
+    """Every Jinja form: expressions, statements, comments, lookups and query() that would run a
+    command on the controller (each touching `marker`), filters, and a broken template."""
+    m = str(marker)
+    return [f"{{{{ lookup('pipe', 'touch {m}-1') }}}}",
+            f"{{% if lookup('pipe', 'touch {m}-2') %}}x{{% endif %}}",
+            f"{{{{ query('pipe', 'touch {m}-3') | join }}}}",
+            f"{{% set x = lookup('pipe', 'touch {m}-4') %}}{{{{ x }}}}",
+            "{{ 'lower' | upper }}", "{# a comment #}kept", "{{ 7 * 6 }}", "{{ unclosed",
+            f"$(touch {m}-5)"]
+
+
+def _literal_everywhere(values, got) -> None:
+    assert sorted(got) == sorted(values), (sorted(got), sorted(values))
+
+
+@needs_ansible
+def test_collect_never_templates_inventory_names_or_the_limit(tmp_path):
+    """Inventory host names (and a --limit) holding Jinja, lookups and filters: no command runs
+    on the controller, each name is the index's and the store's host exactly."""
+    marker = tmp_path / "RAN"
+    names = _jinja(marker)
+    inv = inventory(tmp_path / "inv.json", {n: {"mssdiag_os": "linux"} for n in names})
+    store = tmp_path / "a.sqlite"
+    done = mssdiag("fleet", "collect", "-i", str(inv), "--store", str(store), "--dir", str(tmp_path / "runs"),
+                   "--limit", f"all,{{{{ lookup('pipe', 'touch {marker}-limit') }}}}", "--forks", "5",
+                   "--now", "2026-03-02T09:00:00Z")
+    assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.glob("RAN*")), "a template ran a command on the controller"
+    [index] = list((tmp_path / "runs").glob("*/index.jsonl"))
+    lines = [json.loads(x) for x in index.read_text().splitlines()]
+    _literal_everywhere(names, [x["host"] for x in lines])
+    assert all(x["status"] == "ok" and (index.parent / x["file"]).is_file() for x in lines), lines
+    _literal_everywhere(names, [n for (n,) in rows(store, "SELECT h.name FROM snapshots s JOIN hosts h"
+                                                           " ON h.id = s.host_id")])
+
+
+@needs_ansible
+def test_probe_never_templates_targets_vantages_or_paths(tmp_path):
+    """TARGET, --vantage and --venv holding Jinja: passed to Ansible as data it does not
+    evaluate. The vantages (inventory hosts named with Jinja too) run the real mssdiag probe,
+    in a network namespace of their own with no link at all (nothing can leave: the names do
+    not resolve), and every result names its target and its vantage literally."""
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode:
+        pytest.skip("unshare -rn (a user and network namespace) is not available here")
+    marker = tmp_path / "RAN"
+    forms = _jinja(marker)
+    vantages, targets = forms[:4], forms
+    bin_ = os.path.join(os.path.dirname(sys.executable), "mssdiag")
+    inv = inventory(tmp_path / "inv.json", {n: {"mssdiag_os": "linux", "mssdiag_bin": bin_} for n in vantages})
+    vantage = f"all,{{{{ lookup('pipe', 'touch {marker}-vantage') }}}}"
+    argv = [sys.executable, "-m", "toolkit", "fleet", "probe", "-i", str(inv), "--vantage", vantage, "--no-install",
+            "--venv", f"/nonexistent/{{{{ lookup('pipe', 'touch {marker}-venv') }}}}", "--json",
+            "--store", str(tmp_path / "a.sqlite"), "--now", "2026-03-02T09:00:00Z", "--", *targets]
+    done = subprocess.run(["unshare", "-rn", *argv], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=dict(os.environ, XDG_CONFIG_HOME="/nonexistent"))
+    assert not list(tmp_path.glob("RAN*")), "a template ran a command on the controller"
+    assert "Traceback" not in done.stderr, done.stderr
+    results = [json.loads(x) for x in done.stdout.splitlines()]
+    got = [(r["vantage"], r["target"]) for r in results]
+    assert sorted(got) == sorted((v, t) for v in vantages for t in targets), done.stderr
+    assert all(any("cannot resolve" in e for e in r["errors"]) for r in results)
+    stored = rows(tmp_path / "a.sqlite", "SELECT DISTINCT vantage, target FROM probes")
+    assert sorted(stored) == sorted(got)
+
+
+def test_values_for_ansible_that_are_not_utf8_are_refused_in_one_line(tmp_path):
+    inv = inventory(tmp_path / "inv.json", {"a": {}})
+    for args in ([b"--vantage", b"v\xe9", b"10.0.0.1"], [b"--vantage", b"all", b"t\xe9"]):
+        done = subprocess.run([sys.executable.encode(), b"-m", b"toolkit", b"fleet", b"probe", b"-i", bytes(inv),
+                               b"--no-install", *args], capture_output=True, cwd=ROOT)
+        err = done.stderr.decode("utf-8")                    # the byte itself is not echoed raw
+        assert done.returncode == 2 and len(err.splitlines()) == 1 and "not valid UTF-8" in err, err

@@ -46,10 +46,23 @@ def test_every_fixture_cron_log_encodes_as_dumps_does(fresh_shapes):
 def test_a_pickled_snapshot_goes_without_its_shape(fresh_shapes):
     log = cron_log([decode((NETSTAT / "linux" / "tcpmon-netstat-rhel-zero-omitted.txt").read_bytes())], 5)
     snap = list(parsers.iter_parse(log))[-1]
-    assert snapjson.line(snap) is not None
+    first = snapjson.line(snap)
+    assert first is not None
     back = pickle.loads(pickle.dumps(snap))
     assert back == snap and snapjson.line(back) is None
-    assert dumps(back.to_dict()) == snapjson.line(snap)
+    assert dumps(back.to_dict()) == first
+
+
+def test_a_snapshot_read_lets_go_of_its_numbers_as_printed(fresh_shapes):
+    """Once its counters are made (triage and diff read thousands), a shaped snapshot keeps
+    them only: its JSON comes from its fields, the same text."""
+    log = cron_log([decode((NETSTAT / "linux" / "tcpmon-netstat-rhel-zero-omitted.txt").read_bytes())], 5)
+    snap = list(parsers.iter_parse(log))[-1]
+    first = snapjson.line(snap)
+    assert first is not None and "_shape" in snap.__dict__
+    assert snap.counters and snap.ipv4
+    assert "_shape" not in snap.__dict__ and snapjson.line(snap) is None
+    assert dumps(snap.to_dict()) == first
 
 
 def test_parse_command_output_is_the_same_with_templates(tmp_path):

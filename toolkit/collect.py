@@ -16,11 +16,12 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Dict, List, Optional, Tuple
+
+from toolkit.output import write_atomic
 
 SCHEMA = "mssdiag-collect/1"
 MANIFEST = "manifest.json"
@@ -315,11 +316,11 @@ def write_directory(files: Dict[str, str], target: str) -> None:
         if not os.path.isdir(target) or os.listdir(target):
             raise CollectError(f"{target}: exists and is not an empty directory; give a new one")
     parent = os.path.dirname(target)
+    tmp = None
     try:
-        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.", dir=parent)
-    except OSError as exc:
-        raise CollectError(f"{parent}: cannot write: {exc.strerror or exc}") from None
-    try:
+        # named before it is made, so an interrupt at any moment leaves nothing behind
+        tmp = os.path.join(parent, f".{os.path.basename(target)}.{os.urandom(8).hex()}")
+        os.mkdir(tmp, 0o700)
         for name, text in files.items():
             with open(os.path.join(tmp, name), "w", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.write(text)
@@ -327,9 +328,10 @@ def write_directory(files: Dict[str, str], target: str) -> None:
             os.rmdir(target)
         os.rename(tmp, target)
     except BaseException as exc:          # a full disk or an interrupt: nothing half-written is left
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(exc, OSError):
-            raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
+            raise CollectError(f"{exc.filename or target}: cannot write: {exc.strerror or exc}") from None
         raise
 
 
@@ -338,14 +340,10 @@ def write_archive(files: Dict[str, str], target: str, top: str, when: datetime) 
     no user or group names in it, every member dated at the collection; mode 600."""
     if os.path.lexists(target):
         raise CollectError(f"{target}: exists; not overwritten")
-    folder = os.path.dirname(os.path.abspath(target))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise CollectError(f"{folder}: cannot write: {exc.strerror or exc}") from None
     mtime = int(when.timestamp())
-    try:
-        with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+
+    def write(raw) -> None:
+        with tarfile.open(fileobj=raw, mode="w:gz") as tar:
             info = tarfile.TarInfo(top)
             info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, mtime
             tar.addfile(info)
@@ -354,15 +352,11 @@ def write_archive(files: Dict[str, str], target: str, top: str, when: datetime) 
                 info = tarfile.TarInfo(f"{top}/{name}")
                 info.size, info.mode, info.mtime = len(data), 0o644, mtime
                 tar.addfile(info, io.BytesIO(data))
-        os.replace(tmp, target)
-    except BaseException as exc:          # a full disk or an interrupt: nothing half-written is left
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
-        raise
+
+    try:        # a full disk or an interrupt: nothing half-written is left (write_atomic)
+        write_atomic(target, write, mode=0o600, binary=True)
+    except OSError as exc:
+        raise CollectError(f"{target}: cannot write: {exc.strerror or exc}") from None
 
 
 def files_of(bundle: Bundle, redactor=None) -> Tuple[str, Dict[str, str]]:

@@ -12,13 +12,18 @@ def _stop(signum, frame) -> None:
 
 
 # Installed when the console script imports this module, before any of mssdiag's own code
-# runs: until the CLI is loaded an interrupt just ends the run; toolkit.cli.main then
-# installs its own handlers, which let what is being written finish whole.
+# runs: until main() blocks them, an interrupt just ends the run.
 signal.signal(signal.SIGINT, _stop)
 signal.signal(signal.SIGTERM, _stop)
 
 
 def main() -> None:
+    # While the CLI loads, SIGINT and SIGTERM wait, blocked, until toolkit.cli.main has
+    # installed its own handlers (which let what is being written finish whole) and unblocks
+    # them: an interrupt then ends the run in one line. (_stop raising while modules load
+    # could land inside an import, in the middle of defining a class, and come out as a
+    # RuntimeError traceback.)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     from toolkit.cli import main as run
     try:
         run()

@@ -661,7 +661,10 @@ class Builder:
             self.host(f.name, "case", f)
 
     def host(self, name: str, how: str, known: Optional[HostFacts] = None) -> Host:
-        k = key(name) if how in ("prompt", "file name") else name.lower()
+        # A name a host file or a fleet index gives is the host exactly (`Web9` and `web9` are
+        # two inventory hosts); names read from prompts, file names and addresses are DNS
+        # names, one host whatever their case.
+        k = key(name) if how in ("prompt", "file name") else name if how == "case" else name.lower()
         h = self.hosts.get(k)
         if h is None:
             h = self.hosts[k] = Host(known or HostFacts(name), identity=how)

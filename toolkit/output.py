@@ -1,9 +1,14 @@
 """Writing results: streamed JSON / JSON lines on stdout, tables, one-line errors on stderr.
 
-Everything that came from outside (file names, prompts, dump text, host files, probe
-results) is untrusted: `safe()` makes it terminal-safe before it reaches a terminal, a table
-cell or an error line, and `dumps()` escapes in JSON what JSON would let through raw
-(C1 controls, bidirectional overrides, line and paragraph separators).
+Everything that came from outside (file names, host names, prompts, dump text, host files,
+fleet indexes, probe results) is untrusted. One rule makes it fit for every text output:
+`safe()`, before it reaches a terminal, a table cell, a Markdown row, an error line, a
+progress label or a monitoring line (Nagios, Checkmk). Formats with an escaping syntax of
+their own apply it on top: Markdown (toolkit/report/markdown.py `esc`), HTML
+(toolkit/report/html.py `escape`), Prometheus label values (toolkit/audit/prom.py), and
+JSON, where `dumps()` escapes what JSON would let through raw (C1 controls, bidirectional
+overrides, line and paragraph separators, the lone surrogates a non-UTF-8 file name
+leaves).
 """
 from __future__ import annotations
 
@@ -16,17 +21,35 @@ from typing import Callable, Iterable, Optional, Sequence
 
 FORMATS = ("table", "json", "jsonl")
 
-# C0 controls (tab aside), DEL, C1, the bidirectional controls that reorder what a reader
-# sees (U+202E turns "txt.exe" into "exe.txt"), zero-width marks, line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+# C0 controls (NUL, BEL, ESC, CR, LF ...), DEL, C1 (NEL U+0085, CSI U+009B ...), the
+# bidirectional controls that reorder what a reader sees (U+202E turns "txt.exe" into
+# "exe.txt"; embeddings U+202A-E, isolates U+2066-9, U+061C, U+200E/F), zero-width marks,
+# line/paragraph separators (U+2028/9), the BOM, and lone surrogates (the bytes of a
+# non-UTF-8 file name, as Python decodes them: they cannot even be written as UTF-8).
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff"
+                     "\ud800-\udfff]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
 
 
 def safe(value) -> str:
-    """Text from outside, fit for a terminal line or a table cell: every control, bidi and
-    line-breaking character shown as a visible `?` (so it can neither move the cursor, set
-    the window title, reorder the text nor start a forged row)."""
-    return _UNSAFE.sub("?", str(value))
+    """THE rule for text from outside in every text output: each control character (C0 and
+    C1, DEL, so every escape sequence, NUL and BEL), bidi override or isolate, zero-width
+    mark, line or paragraph break and lone surrogate is shown as a visible `?`, a tab as a
+    space. So a name can neither move the cursor, set the window title, reset the
+    terminal, reorder the text, start a forged table row or monitoring line, nor fail to
+    encode; and the rest of it stays readable."""
+    return _UNSAFE.sub("?", str(value)).replace("\t", " ")
+
+
+def distinct(label: str, seen: set, mark: str = "~") -> str:
+    """`label`, or `label~2`, `label~3`... when an earlier one in `seen` is already spelt so:
+    two names that read alike once made safe (`a'b` and `a=b` as a Nagios label) stay two."""
+    out, n = label, 1
+    while out in seen:
+        n += 1
+        out = f"{label}{mark}{n}"
+    seen.add(out)
+    return out
 
 
 def dumps(obj, indent=None, separators=None, level: int = 0) -> str:
@@ -199,7 +222,7 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
-        batch.append(["-" if v is None else safe(v) if isinstance(v, str) else v for v in row])
+        batch.append(["-" if v is None else v for v in row])
         count += 1
         if len(batch) >= page:
             write(out, table_text(batch, headers) + "\n")
@@ -213,7 +236,9 @@ def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out
 def table_text(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
     """tabulate's table (its "simple" format), except that text is shown as it is: tabulate reads any text
     that looks like a number as one, so a host named 007 became 7 and one named 1e3 became
-    1000.0; the columns holding such text are not parsed (numbers there are still numbers)."""
+    1000.0; the columns holding such text are not parsed (numbers there are still numbers).
+    Text cells go through safe()."""
+    rows = [[safe(v) if isinstance(v, str) else v for v in r] for r in rows]
     from tabulate import tabulate
     as_text = sorted({i for r in rows for i, v in enumerate(r) if isinstance(v, str) and v != "-" and _numeric(v)})
     return tabulate(rows, headers=headers, disable_numparse=as_text or False)
@@ -259,19 +284,32 @@ def record_json(item, encoded: Callable[[object], Optional[str]]) -> str:
     return dumps(item.to_dict()) if text is None else text
 
 
-def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
+# Temporary files being written (write_atomic): each is named here before it is created and
+# forgotten once renamed or removed, so whatever moment an interrupt lands, the exit path
+# (toolkit.cli.main) removes what is left: no temporary file stays behind.
+_TEMPORARY: set = set()
+
+
+def write_atomic(path: str, text, mode: Optional[int] = None, binary: bool = False) -> None:
     """Write a file so that it is either the old one or the whole new one: a temporary
     file beside it, renamed over it (a full disk or an interrupt leaves the old file). The
     temporary name starts with a dot and ends in .tmp, so a reader that globs the target's
     pattern (node_exporter's textfile collector reads `*.prom`) never sees it half-written.
     `mode`: the file's permissions (default: the old file's, else 0644 less the umask).
-    `text` is the text, or a function that writes it to the file object it is given."""
-    import tempfile
-
+    `text` is the text, or a function that writes it to the file object it is given (opened
+    for bytes with `binary`)."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    tmp = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        while True:
+            tmp = os.path.join(folder, f".{os.path.basename(path)[:100]}.{os.urandom(8).hex()}.tmp")
+            _TEMPORARY.add(tmp)
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                break
+            except FileExistsError:
+                _TEMPORARY.discard(tmp)
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             if callable(text):
                 text(fh)
             else:
@@ -282,12 +320,10 @@ def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
             mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644 & ~_umask()
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        _TEMPORARY.discard(tmp)
+    finally:
+        if tmp in _TEMPORARY:
+            remove_temporaries()
     try:                              # the rename itself survives a crash once the directory is synced
         dfd = os.open(folder, os.O_RDONLY)
         try:
@@ -296,6 +332,16 @@ def write_atomic(path: str, text, mode: Optional[int] = None) -> None:
             os.close(dfd)
     except OSError:
         pass
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary file write_atomic has not finished (an interrupt, a full disk)."""
+    for tmp in list(_TEMPORARY):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _TEMPORARY.discard(tmp)
 
 
 def _umask() -> int:

@@ -11,6 +11,7 @@ from typing import Optional
 from toolkit.audit.model import METRICS, STATE_NAMES
 from toolkit.audit.ranges import Range
 from toolkit.audit.status import Status
+from toolkit.output import distinct, safe
 
 
 def _upper(r: Optional[Range]) -> str:
@@ -21,6 +22,7 @@ def _upper(r: Optional[Range]) -> str:
 
 def render(status: Status) -> str:
     lines = []
+    seen: set = set()
     for h in status.hosts:
         parts = []
         for m in METRICS:
@@ -36,6 +38,7 @@ def render(status: Status) -> str:
             text = "; ".join(f"{e['event']}{' ' + e['key'] if e['key'] else ''}: {e['detail']}" for e in evs)
         else:
             text = f"{STATE_NAMES[h.state]}: no open problem ({h.snapshots} snapshots, os {h.os or 'unknown'})"
-        name = h.name.replace('"', "'")
-        lines.append(f'{h.state} "mssdiag {name}" {"|".join(parts) or "-"} {text}'.replace("\n", " "))
+        # names and details by the one rule for text from outside (output.safe): one line each
+        name = distinct(safe(h.name).replace('"', "'"), seen, " ~")
+        lines.append(f'{h.state} "mssdiag {name}" {"|".join(parts) or "-"} {safe(text)}')
     return "\n".join(lines) + ("\n" if lines else "")

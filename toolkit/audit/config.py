@@ -87,7 +87,9 @@ class Config:
         if g:
             s.group = g[0]
             layers.append(g[1])
-        own = next((layer for name, layer in self.hosts.items() if name.lower() == host.lower()), None)
+        own = self.hosts.get(host)         # the host's own table, spelt as it is, else without case
+        if own is None:
+            own = next((layer for name, layer in self.hosts.items() if name.lower() == host.lower()), None)
         if own is not None:
             layers.append(own)
         for layer in layers:

@@ -40,7 +40,8 @@ from toolkit.fleet import INDEX
 from toolkit.hostfile import HostFacts
 from toolkit.inputs import Outcome, read
 
-STATUSES = ("ok", "failed", "unreachable")
+STATUSES = ("ok", "failed", "unreachable")      # what an index line may say
+NO_SNAPSHOT = "no-snapshot"     # a collection the index calls ok whose file gave no snapshot
 
 # `<host>--<UTC time>`: 20261122T030600Z, 2026-11-22T03:06:00Z, 2026-11-22T0306Z ...
 _FLEET_TIME = re.compile(r"--(?P<y>\d{4})-?(?P<mo>\d{2})-?(?P<d>\d{2})[T_](?P<h>\d{2})[:-]?(?P<mi>\d{2})"
@@ -128,30 +129,49 @@ class _Entry:
     kind: str = "collect"
 
 
-def read_index(path: str, error: Callable[[str], None]) -> List[_Entry]:
-    """A fleet index.jsonl; each bad line gets one error line and is skipped."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def read_index(path: str, error: Callable[[str], None], failed: List[str]) -> List[_Entry]:
+    """A fleet index.jsonl; each bad line gets one error line and is skipped, the others are
+    read. Lines end at a newline only (a U+2028 or U+0085 inside a name is no line break),
+    and each is UTF-8 on its own: one damaged line costs that line."""
     out: List[_Entry] = []
+
+    def bad(n: int, why: str) -> None:       # the line is an input that could not be read (exit 3)
+        error(f"{path}: line {n}: {why}")
+        failed.append(f"{path}: line {n}")
     try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except (OSError, UnicodeError) as exc:
-        error(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}")
+        with open(path, "rb") as fh:
+            lines = fh.read().split(b"\n")
+    except OSError as exc:
+        error(f"{path}: cannot read: {exc.strerror or exc}")
+        failed.append(path)
         return out
     folder = os.path.dirname(path)
-    for n, line in enumerate(lines, 1):
+    for n, raw in enumerate(lines, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad(n, f"not UTF-8 (byte {raw[exc.start]:#04x} at {exc.start + 1}); line skipped")
+            continue
         if not line.strip():
             continue
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            error(f"{path}: line {n}: not JSON: {exc.msg}")
+            bad(n, f"not JSON: {exc.msg}")
             continue
         if not isinstance(item, dict) or not isinstance(item.get("host"), str) or not item["host"].strip():
-            error(f"{path}: line {n}: needs \"host\" (a name) and \"status\" ({', '.join(STATUSES)})")
+            bad(n, f"needs \"host\" (a name) and \"status\" ({', '.join(STATUSES)})")
+            continue
+        lone = "\\u" in line and _LONE_SURROGATE.search(json.dumps(item, ensure_ascii=False))
+        if lone:
+            bad(n, f"holds \\u{ord(lone.group()):04x}, a lone surrogate (not a character); line skipped")
             continue
         status = item.get("status")
         if status not in STATUSES:
-            error(f"{path}: line {n}: status {status!r} is not one of {', '.join(STATUSES)}")
+            bad(n, f"status {status!r} is not one of {', '.join(STATUSES)}")
             continue
         when = item.get("time")
         if when is not None:
@@ -160,11 +180,14 @@ def read_index(path: str, error: Callable[[str], None]) -> List[_Entry]:
             except ValueError:
                 error(f"{path}: line {n}: time {when!r} is not ISO 8601; ignored")
                 when = None
+            else:
+                when = str(when)
         rc = item.get("rc")
         f = item.get("file")
-        out.append(_Entry(item["host"].strip(), status, when, None if item.get("command") is None else str(item["command"]),
+        detail = item.get("detail") or item.get("msg")
+        out.append(_Entry(item["host"], status, when, None if item.get("command") is None else str(item["command"]),
                           rc if isinstance(rc, int) and not isinstance(rc, bool) else None,
-                          item.get("detail") or item.get("msg"),
+                          None if detail is None else str(detail),
                           os.path.normpath(os.path.join(folder, f)) if isinstance(f, str) and f else None,
                           item["boot"] if isinstance(item.get("boot"), str) else None,
                           "probe" if item.get("kind") == "probe" else "collect"))
@@ -231,6 +254,25 @@ def _spans(inputs, outcome: Outcome, error: Callable[[str], None], texts: Texts)
         yield from attach(pending)
 
 
+def _no_snapshot(said_ok: List[Tuple["_Entry", Collection]], gave: set, walked: set) -> None:
+    """A collection the index calls ok whose file gave no snapshot is no health: it is
+    recorded as `no-snapshot`, with why, and opens the host's stale event as a failure does."""
+    gave = {os.path.normpath(p) for p in gave}
+    for e, c in said_ok:
+        if e.file in gave:
+            continue
+        if not e.file:
+            why = "the index names no file"
+        elif not os.path.lexists(e.file):
+            why = f"{os.path.basename(e.file)}: no such file"
+        elif e.file not in walked:
+            why = f"{os.path.basename(e.file)}: not read (a hidden file, not a regular file, or outside the directory)"
+        else:
+            why = f"{os.path.basename(e.file)}: no IP counters read from it"
+        c.status = NO_SNAPSHOT
+        c.detail = f"the index said ok, but {why}" + (f"; {c.detail}" if c.detail else "")
+
+
 def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[str] = None,
            local: bool = False, targets: Sequence[str] = (), ports: Sequence[int] = (),
            send_text: Optional[str] = None, now: Optional[float] = None,
@@ -242,21 +284,28 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
     inputs, facts = model.walk(list(paths), error, outcome.failed) if paths else ([], [])
 
     # A fleet directory's index.jsonl: who was collected, who was not, which file is whose.
+    # A host named by an index is that name exactly: `Web9` and `web9` are two hosts.
     entries: Dict[str, _Entry] = {}
+    by_name = {f.name: f for f in facts}
+    said_ok: List[Tuple[_Entry, Collection]] = []
     kept = []
     for inp in inputs:
         if inp.path != "-" and os.path.basename(inp.path) == INDEX:
             outcome.parsed.append(inp.path)
-            for e in read_index(inp.path, error):
+            for e in read_index(inp.path, error, outcome.failed):
                 t = epoch(e.time) if e.time else (os.stat(e.file).st_mtime if e.file and os.path.exists(e.file)
                                                   else os.stat(inp.path).st_mtime)
                 if e.file:
                     entries[e.file] = e
                 if e.kind == "probe":
                     continue            # a vantage's probe run: its results belong to the targets
-                out.collections.append(Collection(e.host, e.status, t, e.command, e.rc, inp.path, e.detail))
-                if not any(f.name.lower() == e.host.lower() for f in facts):
+                c = Collection(e.host, e.status, t, e.command, e.rc, inp.path, e.detail)
+                out.collections.append(c)
+                if e.status == "ok":
+                    said_ok.append((e, c))
+                if e.host not in by_name:
                     facts.append(HostFacts(e.host))
+                    by_name[e.host] = facts[-1]
             continue
         kept.append(inp)
     inputs = kept
@@ -267,12 +316,14 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
     for inp in inputs:
         e = entries.get(os.path.normpath(inp.path)) if inp.path != "-" else None
         if e is not None and inp.case is None and e.kind != "probe":
-            inp.case = next(f for f in facts if f.name.lower() == e.host.lower())
+            inp.case = by_name[e.host]
 
     out.texts = Texts(sys.stdin.buffer.read() if any(i.path == "-" for i in inputs) else None)
     pairs: List[Tuple[Snapshot, Optional[HostFacts]]] = []
     mtimes: Dict[str, float] = {}
+    gave: set = set()                   # the inputs that gave a snapshot
     for snap, inp, span in _spans(inputs, outcome, error, out.texts):
+        gave.add(inp.path)
         if snap.taken_at:
             try:
                 t, how = epoch(snap.taken_at), "dump"
@@ -301,6 +352,7 @@ def gather(paths: Sequence[str], error: Callable[[str], None], host: Optional[st
         if model.identify(snap, inp.case, host)[0] is not None:
             snap.raw = {}       # only bare snapshots need their lines (to pair by shape): memory
         pairs.append((snap, inp.case))
+    _no_snapshot(said_ok, gave, {os.path.normpath(i.path) for i in inputs if i.path != "-"})
 
     if local:
         from toolkit.audit import local as here

@@ -9,13 +9,20 @@ from typing import List
 
 from toolkit.audit.model import METRICS, STATE_NAMES, UNKNOWN
 from toolkit.audit.status import HostStatus, Status
+from toolkit.output import distinct, safe
 
 PREFIX = "MSSDIAG"
 
 
-def _label(text: str) -> str:
-    # the guidelines forbid = and ' in labels; keep them readable
-    return text.replace("'", "_").replace("=", "_")
+def _one_label(text: str) -> str:
+    # the guidelines forbid = and ' in labels, and | would start another perfdata section;
+    # names are shown by the one rule for text from outside (output.safe): one line, no control
+    return safe(text).replace("'", "_").replace("=", "_").replace("|", "/")
+
+
+def _text(text: str) -> str:
+    """The status text: output.safe, and no `|`, which would start the perfdata."""
+    return safe(text).replace("|", "/")
 
 
 def _num(v: float) -> str:
@@ -25,6 +32,11 @@ def _num(v: float) -> str:
 def perfdata(hosts: List[HostStatus], now: float) -> str:
     many = len(hosts) > 1
     out = []
+    seen: set = set()
+
+    def _label(text: str) -> str:
+        return distinct(_one_label(text), seen)
+
     for h in hosts:
         for m in METRICS:
             warn, crit = h.thresholds.get(m, (None, None))
@@ -65,16 +77,18 @@ def _summary(status: Status) -> str:
     if status.failed_inputs:
         text += f"; {len(status.failed_inputs)} input(s) unreadable ({status.failed_inputs[0]}"
         text += ", ...)" if len(status.failed_inputs) > 1 else ")"
-    return text.replace("|", "/").replace("\n", " ")
+    return _text(text)
 
 
-def render(status: Status) -> str:
+def render(status: Status, note: str = "") -> str:
+    """The plugin's one line; `note` (the first input error) is added to the text."""
     state = status.state
     if not status.hosts:
-        return f"{PREFIX} UNKNOWN - no host to judge in {status.store}\n"
-    return f"{PREFIX} {STATE_NAMES[state]} - {_summary(status)} | {perfdata(status.hosts, status.now)}\n"
+        return f"{PREFIX} UNKNOWN - no host to judge in {_text(status.store)}\n"
+    return (f"{PREFIX} {STATE_NAMES[state]} - {_summary(status)}{f' [{_text(note)}]' if note else ''}"
+            f" | {perfdata(status.hosts, status.now)}\n")
 
 
 def unknown(reason: str) -> str:
     """The line for usage errors, internal errors and timeouts (exit 3)."""
-    return f"{PREFIX} {STATE_NAMES[UNKNOWN]} - {reason.replace('|', '/').splitlines()[0] if reason else 'unknown'}\n"
+    return f"{PREFIX} {STATE_NAMES[UNKNOWN]} - {_text(reason) if reason else 'unknown'}\n"

@@ -12,7 +12,6 @@ import json
 import math
 import time
 from dataclasses import dataclass
-from html import escape
 from typing import Dict, Iterator, List, Optional, Sequence
 
 from toolkit.audit.model import COLUMNS, METRICS, OK, SCHEMA, SEVERITIES, STATE_NAMES
@@ -210,8 +209,10 @@ def _plain(rows: List[list], headers: List[str], right=frozenset()) -> str:
 
 
 def _md(v) -> str:
-    s = "-" if v is None else str(v)
-    return s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;").replace("\n", " ")
+    """A Markdown table cell: the one rule for text from outside first (output.safe: no
+    control, no line break), then what would end the cell or start markup (| ` < \\)."""
+    s = "-" if v is None else safe(v)
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
 
 
 def _markdown(hosts: List[dict], since_t: float, now: float) -> str:
@@ -255,9 +256,10 @@ th{background:#f0f0f0} .CRITICAL,.critical{color:#b00020;font-weight:bold} .WARN
 
 def _html(got: _Collected, since_t: float, now: float) -> Iterator[str]:
     """The page a host at a time: the summary table, then each host's charts from its series."""
+    from toolkit.report.html import escape
     from toolkit.report.svg import line_chart
     hosts = got.hosts
-    e = lambda v: escape("-" if v is None else str(v))  # noqa: E731
+    e = lambda v: escape("-" if v is None else v)  # noqa: E731    (output.safe, then HTML's escaping)
     day0 = since_t - since_t % 86400
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>mssdiag audit report {e(iso(since_t))}</title><style>{CSS}</style></head><body>",

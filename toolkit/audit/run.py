@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from toolkit import __version__
 from toolkit.audit import events, ingest
 from toolkit.audit.config import Config
 from toolkit.audit.files import RunLock
 from toolkit.audit.status import Status, changes, host_status
-from toolkit.audit.store import Store, resolve
+from toolkit.audit.store import Store, resolve, storable
 
 TOOL = f"mssdiag {__version__}"
 BATCH = 200                     # hosts per transaction
@@ -73,6 +74,29 @@ def _findings(store: Store, host_id: int, name: str, facts, now: float, run_id: 
                          (host_id, now, run_id, key, text))
 
 
+def _store_host(store: Store, g: ingest.Gathered, h, name: str, now: float,
+                run_id: int) -> Tuple[int, int, int, Optional[float]]:
+    """One host's new snapshots, their deltas and its probes: (host id, snapshots added,
+    probes added, the earliest new snapshot's time or None)."""
+    added = probes_added = 0
+    first: Optional[float] = None
+    os_name = h.snapshots[-1].os if h.snapshots else None
+    hid = store.host_id(name, os_name, h.identity)
+    for snap in h.snapshots:
+        st = g.stamps[id(snap)]
+        new = store.add_snapshot(hid, snap, g.text(st), st.t, st.time_from, st.moment, now, run_id, st.boot_t)
+        if new is not None:
+            added += 1
+            first = st.t if first is None else min(first, st.t)
+    if first is not None:       # deltas commit with their snapshots: a kill never splits them
+        store.refresh_deltas(hid, name, first)
+    for r in h.probes:
+        ps = g.probe_stamps.get(id(r))
+        if ps is not None and store.add_probe(hid, r, ps.t, ps.moment, ps.source, ps.vantage, run_id) is not None:
+            probes_added += 1
+    return hid, added, probes_added, first
+
+
 def run(opts: Options, cfg: Config, error: Callable[[str], None]) -> Status:
     path = resolve(opts.store)
     with RunLock(path + ".lock", opts.wait_s):
@@ -84,6 +108,28 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
     now = time.time() if opts.now is None else opts.now
     with store.transaction():
         run_id = store.begin_run(TOOL, opts.argv, now)
+    try:
+        return _work(store, path, opts, cfg, error, now, run_id)
+    except BaseException as exc:
+        # the runs table never keeps a `running` row of a run that ended: what it stored stays
+        # (committed a batch at a time), and the row says how it ended
+        from toolkit.output import Interrupted
+        ended = "interrupted" if isinstance(exc, (Interrupted, KeyboardInterrupt)) else "failed"
+        try:
+            store.rollback()
+            with store.transaction():
+                store.end_run(run_id, ended, 0, 0, 1, time.time() if opts.now is None else now)
+        except Exception:
+            pass                    # the store itself failed: its error is the one to report
+        raise
+
+
+# Data one host brings that the store cannot hold costs that host (one line), never the run.
+_BAD_DATA = (ValueError, TypeError, OverflowError, sqlite3.InterfaceError, sqlite3.IntegrityError, sqlite3.DataError)
+
+
+def _work(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[str], None], now: float,
+          run_id: int) -> Status:
     sources = bool(opts.paths or opts.local or opts.targets)
     g = ingest.gather(opts.paths, error, host=opts.host, local=opts.local, targets=opts.targets,
                       ports=opts.ports, send_text=opts.send_text, now=now) if sources else ingest.Gathered()
@@ -95,27 +141,22 @@ def _run(store: Store, path: str, opts: Options, cfg: Config, error: Callable[[s
     for start in range(0, len(g.hosts), BATCH):
         with store.transaction():
             for h in g.hosts[start:start + BATCH]:
-                name = h.facts.name
-                os_name = h.snapshots[-1].os if h.snapshots else None
-                hid = store.host_id(name, os_name, h.identity)
-                scope[hid] = name
+                name = storable(h.facts.name)
+                try:
+                    with store.savepoint():
+                        hid, n, p, first = _store_host(store, g, h, name, now, run_id)
+                except _BAD_DATA as exc:
+                    error(f"{name}: not stored: {exc}")
+                    g.outcome.failed.append(f"host {name}")
+                    continue
+                scope[hid] = store.db.execute("SELECT name FROM hosts WHERE id = ?", (hid,)).fetchone()[0]
                 facts[hid] = h.facts
-                for snap in h.snapshots:
-                    st = g.stamps[id(snap)]
-                    new = store.add_snapshot(hid, snap, g.text(st), st.t, st.time_from, st.moment, now, run_id,
-                                             st.boot_t)
-                    if new is not None:
-                        added += 1
-                        touched[hid] = min(touched.get(hid, st.t), st.t)
-                if hid in touched:          # deltas commit with their snapshots: a kill never splits them
-                    store.refresh_deltas(hid, name, touched[hid])
-                for r in h.probes:
-                    ps = g.probe_stamps.get(id(r))
-                    if ps is None:
-                        continue
-                    if store.add_probe(hid, r, ps.t, ps.moment, ps.source, ps.vantage, run_id) is not None:
-                        probes_added += 1
-                        probed.add(hid)
+                added += n
+                probes_added += p
+                if first is not None:
+                    touched[hid] = min(touched.get(hid, first), first)
+                if p:
+                    probed.add(hid)
     if g.collections:
         with store.transaction():
             for c in g.collections:

@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sqlite3
 import zlib
 from contextlib import contextmanager
@@ -156,11 +157,38 @@ MIGRATIONS: List[str] = [
     DELETE FROM hourly;
     INSERT INTO hourly({HOURLY_COLS}) {ROLLUP.format(where="1")};
     """,
+    # 4 -> 5: host names compared exactly (BINARY), not without case: `Web9` and `web9` from a
+    # fleet inventory are two hosts (names from prompts and file names are matched without
+    # case in Store.host_id, as the host model does)
+    """
+    CREATE TABLE hosts_5(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, os TEXT, identity TEXT,
+        dict_id INTEGER, first_t REAL, last_t REAL, evaluated_t REAL, probes_evaluated_id INTEGER NOT NULL DEFAULT 0);
+    INSERT INTO hosts_5(id, name, os, identity, dict_id, first_t, last_t, evaluated_t, probes_evaluated_id)
+        SELECT id, name, os, identity, dict_id, first_t, last_t, evaluated_t, probes_evaluated_id FROM hosts;
+    DROP TABLE hosts;
+    ALTER TABLE hosts_5 RENAME TO hosts;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# Identities whose names are DNS names, one host whatever their case (toolkit/hosts.py Builder.host).
+FOLDED = ("prompt", "file name", "target")
 
 
 # ---------------------------------------------------------------------------- helpers
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: Optional[str]) -> Optional[str]:
+    """Text as the store keeps it. SQLite holds UTF-8, and a non-UTF-8 file name (or a host
+    name made of one) reaches here with each undecodable byte as a lone surrogate, which
+    UTF-8 cannot hold: each becomes `\\xNN`, the byte it stands for (`h\\xf4te1--...txt`),
+    so the name is kept, readable, the same at every run."""
+    if text is None or text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}" if 0xDC80 <= ord(m.group()) <= 0xDCFF
+                          else f"\\u{ord(m.group()):04x}", text)
+
 
 def iso(t: Optional[float]) -> Optional[str]:
     """Epoch seconds as ISO 8601 UTC (`2026-03-03T09:15:00Z`)."""
@@ -240,8 +268,13 @@ class DeltaRow:
 # ---------------------------------------------------------------------------- the store
 
 class Store:
-    def __init__(self, path: str, create: bool = True, timeout: float = 30.0):
+    def __init__(self, path: str, create: bool = True, timeout: float = 30.0, readonly: bool = False):
+        """The store at `path`, made when missing (`create`). `readonly` (reports): opened
+        read-only, so a store in a read-only file or directory can still be read (a store
+        of an older schema is upgraded first where it can be written)."""
         self.path = path
+        self._dicts: Dict[int, bytes] = {}
+        self._host_dicts: Dict[int, int] = {}
         if not create and not os.path.exists(path):
             raise StoreError(f"{path}: no audit store here (run `mssdiag audit run` first, or give --store)")
         if create:
@@ -251,19 +284,69 @@ class Store:
             except OSError as exc:
                 raise StoreError(f"{folder}: cannot create: {exc.strerror or exc}") from None
         try:
-            self.db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
-            self.db.execute("PRAGMA busy_timeout = %d" % int(timeout * 1000))
-            mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if mode.lower() != "wal":
-                raise StoreError(f"{path}: cannot switch the store to WAL mode (journal mode {mode})")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
+            if readonly:
+                self.db = self._reader(timeout)
+                version = self.schema_version()
+                if version == 0:
+                    raise StoreError(f"{path}: not an audit store (an SQLite file without mssdiag's schema)")
+                if version >= SCHEMA_VERSION:
+                    self._migrate()         # the current schema: nothing to do; a newer one: refused
+                    return
+                self.db.close()
+                try:
+                    self._writer(timeout)
+                except (sqlite3.DatabaseError, OSError) as exc:
+                    raise StoreError(f"{path}: written by an older mssdiag (schema {version}) and it cannot be "
+                                     f"upgraded here ({getattr(exc, 'strerror', None) or exc}): run `mssdiag audit "
+                                     "run` where it can be written") from None
+                return
+            self._writer(timeout)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a usable audit store: {exc}") from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot open: {exc.strerror or exc}") from None
-        self._dicts: Dict[int, bytes] = {}
-        self._host_dicts: Dict[int, int] = {}
+
+    def _writer(self, timeout: float) -> None:
+        self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        self.db.execute("PRAGMA busy_timeout = %d" % int(timeout * 1000))
+        mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise StoreError(f"{self.path}: cannot switch the store to WAL mode (journal mode {mode})")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self._migrate()
+
+    def _reader(self, timeout: float) -> sqlite3.Connection:
+        """The store read-only (`mode=ro`: a run may write meanwhile, WAL). Where even that
+        cannot open it (a read-only directory without the WAL's shared-memory file, which a
+        reader must create), as an immutable file: SQLite then reads it without any lock."""
+        from urllib.parse import quote
+        uri = "file:" + quote(os.fsencode(os.path.abspath(self.path)))
+        for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+            db = sqlite3.connect(uri + flags, uri=True, timeout=timeout, isolation_level=None)
+            try:
+                db.execute("PRAGMA busy_timeout = %d" % int(timeout * 1000))
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return db
+            except sqlite3.OperationalError:
+                db.close()
+                if "immutable" in flags:
+                    raise
+        raise AssertionError("unreachable")
+
+    def check(self) -> None:
+        """SQLite's own check of every page and b-tree (`PRAGMA quick_check`: integrity_check
+        but for the index entries against their rows, in linear time -- about 1.5 CPU s for a
+        month of 1,000 hosts, where integrity_check takes 6): a damaged store is refused
+        (StoreError naming the first problem SQLite found), never reported from."""
+        try:
+            rows = self.db.execute("PRAGMA quick_check(3)").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: damaged ({exc}); restore it from a backup or start a new one") from None
+        problems = [line for r in rows if r[0] != "ok" for line in str(r[0]).splitlines()
+                    if line.strip() and not line.startswith("***")]      # "*** in database main ***"
+        if problems:
+            raise StoreError(f"{self.path}: damaged: {problems[0]}" + (" (and more)" if len(problems) > 1 else "")
+                             + "; restore it from a backup or start a new one")
 
     def close(self) -> None:
         try:
@@ -312,9 +395,28 @@ class Store:
         self.db.execute("COMMIT")
 
     def rollback(self) -> None:
-        self._host_dicts.clear()            # it may hold a dictionary of the undone transaction
+        self._forget()
         if self.db.in_transaction:
             self.db.execute("ROLLBACK")
+
+    @contextmanager
+    def savepoint(self):
+        """Inside a transaction: what the block did is undone if it raises (one host's data
+        that cannot be stored costs that host, not the batch)."""
+        self.db.execute("SAVEPOINT one")
+        try:
+            yield self
+        except BaseException:
+            self._forget()
+            self.db.execute("ROLLBACK TO one")
+            self.db.execute("RELEASE one")
+            raise
+        self.db.execute("RELEASE one")
+
+    def _forget(self) -> None:
+        """Drop the dictionaries cached: an undone insert's id may be given to another one."""
+        self._dicts.clear()
+        self._host_dicts.clear()
 
     @contextmanager
     def transaction(self):
@@ -345,7 +447,14 @@ class Store:
     # -- hosts
 
     def host_id(self, name: str, os_name: Optional[str] = None, identity: Optional[str] = None) -> int:
+        """The host's id, made when new. A name is matched exactly; a name the host model read
+        from a prompt or a file name (a DNS name) also matches such a host stored with
+        another case, as within one run."""
+        name = storable(name)
         row = self.db.execute("SELECT id, os, identity FROM hosts WHERE name = ?", (name,)).fetchone()
+        if row is None and identity in FOLDED:
+            row = self.db.execute(f"SELECT id, os, identity FROM hosts WHERE name = ? COLLATE NOCASE AND identity IN"
+                                  f" ({','.join('?' * len(FOLDED))}) ORDER BY id LIMIT 1", (name, *FOLDED)).fetchone()
         if row is None:
             return self.db.execute("INSERT INTO hosts(name, os, identity) VALUES (?, ?, ?)",
                                    (name, os_name, identity)).lastrowid
@@ -355,11 +464,15 @@ class Store:
         return row[0]
 
     def hosts(self, names: Optional[Iterable[str]] = None) -> List[Tuple[int, str, Optional[str]]]:
-        rows = self.db.execute("SELECT id, name, os FROM hosts ORDER BY name COLLATE NOCASE").fetchall()
+        rows = self.db.execute("SELECT id, name, os FROM hosts ORDER BY name COLLATE NOCASE, name").fetchall()
         if names is None:
             return rows
-        wanted = {n.lower() for n in names}
-        return [r for r in rows if r[1].lower() in wanted]
+        # a name given matches that host exactly, or, when none is spelt so, every host that
+        # differs only in case (--host web1 finds WEB1)
+        have = {r[1] for r in rows}
+        exact = {n for n in names if n in have}
+        folded = {n.lower() for n in names if n not in have}
+        return [r for r in rows if r[1] in exact or r[1].lower() in folded]
 
     # -- texts
 
@@ -410,7 +523,7 @@ class Store:
             "INSERT OR IGNORE INTO snapshots(host_id, t, taken_at, time_from, moment, collected_t, source, idx, line,"
             " os, format, parser_version, forwarding, counters, warnings, text_id, run_id, boot_t)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (host_id, t, snap.taken_at, time_from, moment, collected_t, snap.source, snap.index, snap.line,
+            (host_id, t, snap.taken_at, time_from, moment, collected_t, storable(snap.source), snap.index, snap.line,
              snap.os, snap.format, parser_version(snap.os), forwarding, counters, warnings, text_id, run_id, boot_t))
         if not cur.rowcount:
             return None
@@ -507,7 +620,11 @@ class Store:
             "INSERT OR IGNORE INTO probes(host_id, t, moment, digest, source, vantage, target, address, family, pmtu,"
             " pmtu_method, black_hole, mss_port, mss_synack, mss_used, result, run_id)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (host_id, t, moment, digest(text.encode()), source, vantage, result.target, result.address,
+            # the same result seen from two vantages at one moment is two probes
+            (host_id, t, moment, digest(text.encode() if vantage is None else f"{vantage}\0{text}".encode("utf-8",
+                                                                                             "surrogatepass")),
+             storable(source), storable(vantage), storable(result.target),
+             storable(result.address),
              result.family, result.pmtu, result.pmtu_method, int(bool(result.black_hole)), mss.get("port"),
              mss.get("synack"), mss.get("used"), text, run_id))
         return cur.lastrowid if cur.rowcount else None
@@ -515,7 +632,8 @@ class Store:
     def add_collection(self, host_id: int, t: float, status: str, command: Optional[str], rc: Optional[int],
                        source: str, detail: Optional[str], run_id: Optional[int]) -> bool:
         cur = self.db.execute("INSERT OR IGNORE INTO collections(host_id, t, status, command, rc, source, detail, run_id)"
-                              " VALUES (?,?,?,?,?,?,?,?)", (host_id, t, status, command, rc, source, detail, run_id))
+                              " VALUES (?,?,?,?,?,?,?,?)", (host_id, t, status, storable(command), rc, storable(source),
+                                                            storable(detail), run_id))
         return bool(cur.rowcount)
 
     # -- retention

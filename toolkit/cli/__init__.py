@@ -12,7 +12,7 @@ from toolkit.cli import capture as capture_cli
 from toolkit.cli import audit as audit_cli
 from toolkit.cli import fleet as fleet_cli
 from toolkit.cli import collect as collect_cli
-from toolkit.output import Interrupted, OutputClosed, error, raise_interrupted
+from toolkit.output import Interrupted, OutputClosed, error, raise_interrupted, remove_temporaries
 
 app = typer.Typer(
     name="mssdiag",
@@ -61,6 +61,8 @@ def main() -> None:
     signal.signal(signal.SIGINT, raise_interrupted)
     signal.signal(signal.SIGTERM, raise_interrupted)
     try:
+        # an interrupt that came while the CLI loaded (held blocked by toolkit.entry) lands now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
         if sys.stdout is None:
             raise OSError(9, "stdout is closed")
         code = app(prog_name="mssdiag", standalone_mode=False)
@@ -86,6 +88,8 @@ def main() -> None:
             _fail(f"{exc.filename}: {exc.strerror or exc}", 1)
         _stdout_gone()   # a write to stdout failed (`> /dev/full`, `>&-`)
         _fail(f"cannot write the output: {exc.strerror or exc}", 1)
+    finally:
+        remove_temporaries()    # whatever ended the run, no temporary file it was writing stays
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -35,7 +35,8 @@ class _PluginCommand(TyperCommand):
 
 def _plugin_exit(nagios: bool, reason: str) -> None:
     from toolkit.audit import nagios as nag
-    reason = " ".join(str(reason).split())
+    from toolkit.output import safe
+    reason = " ".join(safe(reason).split())
     if nagios:
         sys.stdout.write(nag.unknown(reason))
     else:
@@ -170,10 +171,13 @@ def run(
     if timeout_s:
         signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    from toolkit.output import Interrupted, OutputClosed
     try:
         status = runner.run(opts, cfg, say)
     except _Timeout:
         _fail(plugin, nagios, f"timed out after {timeout_s:g} s")
+    except (Interrupted, OutputClosed):
+        raise                       # the CLI's one ending: "mssdiag: terminated", exit 143
     except Exception as exc:
         _fail(plugin, nagios, _reason(exc))
     finally:
@@ -217,11 +221,7 @@ def _emit(status, plugin: bool, nagios: bool, checkmk: bool, jsonl: bool, prom_f
     if nagios:
         if nothing:
             _plugin_exit(True, f"nothing could be read: {collected[0] if collected else status.failed_inputs[0]}")
-        text = nag.render(status)
-        if collected and status.failed_inputs:
-            head, sep, perf = text.partition(" | ")
-            text = f"{head} [{collected[0]}]{sep}{perf}" if sep else text
-        sys.stdout.write(text)
+        sys.stdout.write(nag.render(status, collected[0] if collected and status.failed_inputs else ""))
         sys.stdout.flush()
         raise SystemExit(status.state)
     if checkmk:
@@ -236,10 +236,11 @@ def _emit(status, plugin: bool, nagios: bool, checkmk: bool, jsonl: bool, prom_f
     elif sys.stdout.isatty() and not quiet:
         _summary(status)
     else:
+        from toolkit.output import safe
         for e in status.changed_events:
             if e["state"] == "open" and e["severity"] != "info" and e["count"] == 1:
-                print(f"{e['host']}: {e['event']}{' ' + e['key'] if e['key'] else ''} opened ({e['severity']}): "
-                      f"{e['detail']}")
+                print(safe(f"{e['host']}: {e['event']}{' ' + e['key'] if e['key'] else ''} opened ({e['severity']}): "
+                           f"{e['detail']}"))
         sys.stdout.flush()
     if nothing:
         raise typer.Exit(1)
@@ -252,17 +253,19 @@ def _emit(status, plugin: bool, nagios: bool, checkmk: bool, jsonl: bool, prom_f
 def _summary(status) -> None:
     from toolkit.audit.model import STATE_NAMES
     from toolkit.audit.store import iso
-    from toolkit.output import table
+    from toolkit.output import safe, table
     rows = []
     for h in status.hosts:
         evs = ", ".join(f"{e['event']}{'(' + e['key'] + ')' if e['key'] else ''}" for e in h.events) or "-"
         m = h.metrics
         rows.append([h.name, STATE_NAMES[h.state], h.os, h.snapshots, iso(h.last_t),
                      m.get("reasm_reqds_per_h"), m.get("reasm_fails_per_h"), m.get("frag_fails_per_h"), evs])
-    table(rows, ["host", "state", "os", "snapshots", "last snapshot", "reasm/h", "fails/h", "fragfails/h",
-                 "open events"])
-    print(f"{len(status.new_snapshots)} new snapshot(s), {len(status.new_probes)} probe(s), "
-          f"{len(status.changed_events)} event change(s); store {status.store}")
+    if rows:
+        table(rows, ["host", "state", "os", "snapshots", "last snapshot", "reasm/h", "fails/h", "fragfails/h",
+                     "open events"])
+    opened = sum(len(h.events) for h in status.hosts)
+    print(safe(f"{len(status.hosts)} host(s) read, {len(status.new_snapshots)} new snapshot(s) stored, "
+               f"{len(status.new_probes)} probe(s), {opened} event(s) open; store {status.store}"))
 
 
 def report(
@@ -306,7 +309,8 @@ def report(
     from toolkit.output import Interrupted, OutputClosed, _flush, write, write_atomic
     path = resolve(store)
     try:
-        with Store(path, create=False) as st:
+        with Store(path, create=False, readonly=True) as st:
+            st.check()
             pieces = rep.render(st, since_t, host or None, fmt)       # written as they come: bounded memory
             if output:
                 write_atomic(output, lambda fh: fh.writelines(pieces), 0o644)
@@ -354,6 +358,7 @@ def reparse(
     from toolkit.audit.files import LockTimeout, RunLock
     from toolkit.audit.ranges import RangeError, duration
     from toolkit.audit.store import Store, StoreError, resolve
+    from toolkit.output import Interrupted, OutputClosed
     try:
         wait_s = duration(wait)
     except RangeError as exc:
@@ -366,6 +371,8 @@ def reparse(
     except (StoreError, LockTimeout) as exc:
         error(str(exc))
         raise typer.Exit(1)
+    except (Interrupted, OutputClosed):
+        raise
     except Exception as exc:
         error(_reason(exc))
         raise typer.Exit(1)

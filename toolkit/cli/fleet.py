@@ -61,6 +61,15 @@ def _stamp(now: Optional[str]):
     return t, iso(t)
 
 
+def _unicode(option: str, value: str) -> None:
+    """Values handed to Ansible as variables are text: bytes that are not UTF-8 are refused here."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        error(f"{option} {value!r}: not valid UTF-8")
+        raise typer.Exit(2)
+
+
 def _inventory(inventory: str) -> None:
     """A path that does not exist is refused here: Ansible would only warn and match no host."""
     if "," not in inventory and not os.path.exists(inventory):
@@ -125,9 +134,15 @@ def _store(folder: str, store: Optional[str], config: Optional[str], when: Optio
     except cfgmod.ConfigError as exc:
         error(str(exc))
         raise typer.Exit(2)
+    from toolkit.output import Interrupted, OutputClosed
     opts = audit_run.Options(paths=[folder], store=store, now=when, argv=sys.argv[1:])
     try:
         return audit_run.run(opts, cfg, error)
+    except Interrupted:
+        error(f"{folder}: the collected files stay there (mssdiag audit run {folder} stores the rest)")
+        raise
+    except OutputClosed:
+        raise
     except Exception as exc:
         error(f"{_reason(exc)}; the collected files stay in {folder}")
         raise typer.Exit(1)
@@ -262,6 +277,9 @@ def probe(
     warning or critical event (a black hole, a path MTU that changed).
     """
     from toolkit.fleet import PROBE_PLAYBOOK, wheel
+    for option, values in (("TARGET", targets), ("--vantage", [vantage]), ("--venv", [venv] if venv else [])):
+        for value in values:
+            _unicode(option, value)
     when, stamp = _stamp(now)
     more = _args(ansible_args)
     options: List[str] = []

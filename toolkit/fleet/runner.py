@@ -72,6 +72,44 @@ def ansible_error(log: str) -> Optional[str]:
     return None
 
 
+def unsafe_vars(values: Dict) -> str:
+    """Extra variables as a YAML document in which every string is tagged `!unsafe`: Ansible
+    uses them as they are and never evaluates them as templates. Targets, vantage patterns
+    and paths come from a command line, and `{{ lookup('pipe', ...) }}` in one of them would
+    otherwise run on the controller. Each string is written double-quoted with every
+    character outside printable ASCII escaped (YAML's \\uXXXX / \\UXXXXXXXX), so no line
+    break, control or separator reaches YAML raw. ValueError for text that is not
+    Unicode (a lone surrogate: bytes that were not UTF-8)."""
+    def scalar(v) -> str:
+        if isinstance(v, bool) or v is None:
+            return json.dumps(v)
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, str):
+            return "!unsafe " + _quoted(v)
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(scalar(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{_quoted(str(k))}: {scalar(x)}" for k, x in v.items()) + "}"
+        raise TypeError(f"{type(v).__name__} is no extra variable")
+    return "".join(f"{_quoted(k)}: {scalar(v)}\n" for k, v in values.items())
+
+
+def _quoted(text: str) -> str:
+    out = []
+    for ch in text:
+        c = ord(ch)
+        if 0xD800 <= c <= 0xDFFF:
+            raise ValueError(f"{text!r}: not valid Unicode (bytes that are not UTF-8)")
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= c < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}")
+    return '"' + "".join(out) + '"'
+
+
 class _Tail:
     """New complete lines of a file that another process appends to."""
 
@@ -144,9 +182,13 @@ def run(playbook: str, inventory: str, folder: str, extra_vars: Dict, limit: Opt
     os.makedirs(folder, exist_ok=True)
     private = tempfile.mkdtemp(prefix="mssdiag-cp-")       # short: SSH socket paths are limited
     try:
-        vars_file = os.path.join(private, "vars.json")
+        try:
+            text = unsafe_vars(extra_vars)
+        except ValueError as exc:
+            raise FleetError(str(exc)) from None
+        vars_file = os.path.join(private, "vars.yml")
         with open(vars_file, "w", encoding="utf-8") as fh:
-            json.dump(extra_vars, fh)
+            fh.write(text)
         control = os.path.join(private, "cp")
         os.mkdir(control, 0o700)
         env = dict(os.environ)

@@ -9,10 +9,15 @@ short_description: write each host's mssdiag collection or probe to a directory 
 description:
   - Acts only on plays and tasks whose names start with C(mssdiag) (the shipped collect.yml and
     probe.yml); any other play is left alone.
-  - For each host writes C(<dir>/<host>--<UTC time>.txt) (the collection command's output) or
+  - For each host writes C(<dir>/<name>--<UTC time>.txt) (the collection command's output) or
     C(.json) (the output of C(mssdiag probe --json)), and appends one line to C(<dir>/index.jsonl)
-    with C(host), C(status) (ok, failed or unreachable), C(kind) (collect or probe), C(file),
-    C(time), C(command), C(rc), C(detail) and C(boot) (what the boot-time command printed).
+    with C(host) (the inventory name, exactly), C(status) (ok, failed or unreachable), C(kind)
+    (collect or probe), C(file), C(time), C(command), C(rc), C(detail) and C(boot) (what the
+    boot-time command printed).
+  - C(<name>) is the inventory name when it is plain (lower-case letters, digits and C(.@+-),
+    starting with a letter or digit, at most 64 characters), else a readable prefix of it
+    (other characters as C(_), at most 48) and C(_) and 12 hex digits of the SHA-256 of the
+    exact name, so two hosts never share a file, none is hidden and every name fits a file system.
   - Then C(mssdiag audit run <dir>) stores it; a failed or unreachable host becomes stale evidence.
   - Loaded without configuration from the callback_plugins directory beside the playbook.
 options:
@@ -34,6 +39,7 @@ options:
         key: time
 """
 
+import hashlib
 import json
 import os
 import re
@@ -44,7 +50,21 @@ from ansible.plugins.callback import CallbackBase
 
 PREFIX = "mssdiag"
 MAX_DETAIL = 300
+_PLAIN = re.compile(r"[a-z0-9][a-z0-9.@+-]{0,63}")
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]")
+
+
+def file_stem(host):
+    """The file name part for an inventory host name (see DOCUMENTATION): a plain name as it
+    is; any other a prefix and a hash of the exact name. A plain name holds no `_` and no
+    capital, a hashed one always both a `_`: the two kinds never meet, and names that differ
+    only in case or in what is replaced by `_` get different hashes."""
+    if _PLAIN.fullmatch(host):
+        return host
+    prefix = _NAME_UNSAFE.sub("_", host)[:48]
+    if prefix[:1] in (".", "-"):
+        prefix = "_" + prefix[1:]          # never a hidden file, never an option to a shell command
+    return f"{prefix}_{hashlib.sha256(host.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
 
 
 def _utc(when=None):
@@ -131,10 +151,14 @@ class CallbackModule(CallbackBase):
 
     def _write_file(self, name, text):
         folder = self._folder()
+        try:            # a host's bytes that were not UTF-8 (Ansible's surrogate escapes) written back as they were
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "replace")
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             os.chmod(tmp, 0o644)
             os.replace(tmp, os.path.join(folder, name))
         except BaseException:
@@ -151,22 +175,27 @@ class CallbackModule(CallbackBase):
         when = self._now()
         line = {"host": host, "status": status, "kind": self._kind or "collect",
                 "time": when.strftime("%Y-%m-%dT%H:%M:%SZ")}
-        try:
-            if output is not None:
-                ext = "json" if self._kind == "probe" else "txt"
-                name = f"{_NAME_UNSAFE.sub('_', host)}--{when.strftime('%Y%m%dT%H%M%SZ')}.{ext}"
+        if output is not None:
+            ext = "json" if self._kind == "probe" else "txt"
+            name = f"{file_stem(host)}--{when.strftime('%Y%m%dT%H%M%SZ')}.{ext}"
+            try:
                 self._write_file(name, output)
                 line["file"] = name
-            line.update(command=command, rc=rc)
-            if detail:
-                line["detail"] = detail
-            if self._boot.get(host):
-                line["boot"] = self._boot[host]
+            except OSError as exc:            # the index still says so: a host is never lost silently
+                line["status"], detail = "failed", f"cannot write {name}: {exc.strerror or exc}"
+        line.update(command=command, rc=rc)
+        if detail:
+            line["detail"] = detail
+        if self._boot.get(host):
+            line["boot"] = self._boot[host]
+        try:
+            # ASCII JSON: a name's U+2028 or U+0085 written raw would split the line for readers
+            # that honour Unicode line breaks
             with open(os.path.join(self._folder(), "index.jsonl"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+                fh.write(json.dumps(line) + "\n")
                 fh.flush()
         except OSError as exc:
-            self._display.warning(f"mssdiag_fleet: {host}: cannot write to {self._dir}: {exc.strerror or exc}")
+            self._display.warning(f"mssdiag_fleet: {host!r}: cannot write to {self._dir}: {exc.strerror or exc}")
 
     # -- Ansible's events
 
@@ -217,8 +246,12 @@ class CallbackModule(CallbackBase):
                 self._record(host, "failed", self._command(task), res.get("rc"), "the command printed nothing")
         elif step == "probe":
             out = _text(res.get("stdout"))
-            try:
-                json.loads(out)
+            try:                         # one JSON object a line, one line per target
+                lines = [ln for ln in out.split("\n") if ln.strip()]
+                if not lines:
+                    raise ValueError("nothing")
+                for ln in lines:
+                    json.loads(ln)
             except ValueError:
                 self._record(host, "failed", self._command(task), res.get("rc"),
                              "mssdiag probe printed no JSON" + (f": {_detail(res)}" if _detail(res) else ""))
