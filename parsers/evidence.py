@@ -1,4 +1,5 @@
-"""What a host knows besides its counters: its socket table and the path MTUs it learned.
+"""What a host knows besides its counters: its socket table, the path MTUs it learned, and
+its devices, tunnels, container networks and clamping rules (toolkit/stack.py's inputs).
 
 Each kind is a reader of its own (no Snapshot: these are not counters), found in the same
 texts as the dumps (files, directories, pastes with prompts) and tied to a host the same way
@@ -9,6 +10,10 @@ texts as the dumps (files, directories, pastes with prompts) and tied to a host 
 | `sockets` | parsers/sockets.py | `ss -tin`, `ss -ti`, `ss -tinH`, `ss -tinp`, `ss -tino` (Linux) |
 | `routes` | parsers/iproute.py | `ip route`, `ip -6 route`, `ip route show cache`, `ip route get`, `ip -j route` (Linux) |
 | `routes` | parsers/routecache.py | `netsh interface ipv4\\|ipv6 show destinationcache` (Windows), `netstat -rn` / `-rnv` (HP-UX) |
+| `links` | parsers/iplink.py | `ip -d link show`, `ip -d -j link show`, `ip link`, `ip addr`, `ip -o link` (Linux) |
+| `tunnels` | parsers/vpnconf.py | WireGuard `wg0.conf`, `wg showconf`, `wg show`; OpenVPN `.conf` / `.ovpn` |
+| `networks` | parsers/containernet.py | Docker `daemon.json`, `docker network inspect`; CNI `.conflist` / `.conf` |
+| `clamps` | parsers/mssclamp.py | `iptables-save`, `ip6tables-save`, `iptables -S` / `-L -n -v`, iptables commands, `nft list ruleset` |
 
 `scan(lines, command)` gives what one chunk of text holds (the splitter's chunk: a command
 line starts one, so `$ ss -tin` and `$ ip route show cache` pasted at one prompt are two);
@@ -20,8 +25,10 @@ from __future__ import annotations
 import re
 from typing import Callable, List, Optional, Tuple
 
-from . import iproute, routecache, sockets
 from dataclasses import dataclass, field
+
+from . import containernet, iplink, iproute, mssclamp, routecache, sockets, vpnconf
+from .model import ParseError
 
 
 SCHEMA = "mssdiag.evidence/1"
@@ -98,25 +105,57 @@ def _hpux(lines: List[str], command: Optional[str]):
     return _command(_HPUX, command) or "netstat -rn", "hpux", items, warnings
 
 
+def _stack_reader(module, fmt: str, command_rx: "re.Pattern[str]"):
+    """A reader of the stack's inputs (toolkit/stack.py): Linux, the records its module's
+    `parse` finds in the chunk (iplink's `read` also says which devices were not whole)."""
+    def read(lines: List[str], command: Optional[str]):
+        if module.detect(lines) < 0.5 and not (module is mssclamp and mssclamp.ruleset(lines)):
+            return None
+        if module is iplink:
+            items, warnings = iplink.read(lines)
+        else:
+            try:
+                items, warnings = module.parse("\n".join(lines)), []
+            except ParseError:
+                items, warnings = [], []
+        return _command(command_rx, command) or fmt, "linux", items, warnings
+    return read
+
+
+_LINK = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>ip(?:[ \t]+-\S+)*[ \t]+(?:l(?:i(?:nk?)?)?|a(?:d(?:dr?)?)?|address)"
+                   r"(?:[ \t][^|>;]*)?)")
+_VPN = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>wg(?:[ \t]+\S+)*|cat[ \t]+\S*(?:\.conf|\.ovpn))")
+_CONTAINER = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>docker[ \t]+network[ \t]+inspect[^|>;]*"
+                        r"|cat[ \t]+\S*(?:daemon\.json|\.conflist))")
+_CLAMP = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>ip6?tables(?:-save|-legacy-save|-nft-save)?(?:[ \t][^|>;]*)?"
+                    r"|nft[ \t]+list[ \t]+ruleset)")
+
 Reader = Callable[[List[str], Optional[str]], Optional[Tuple[str, str, list, List[str]]]]
 READERS: List[Tuple[str, Reader]] = [
     ("sockets", _sockets),
     ("routes", _iproute),
     ("routes", _destinationcache),
     ("routes", _hpux),
+    ("links", _stack_reader(iplink, "ip link", _LINK)),
+    ("tunnels", _stack_reader(vpnconf, "VPN configuration", _VPN)),
+    ("networks", _stack_reader(containernet, "container network configuration", _CONTAINER)),
+    ("clamps", _stack_reader(mssclamp, "firewall rules", _CLAMP)),
 ]
 # Words one of the readers needs: a text without any of them holds no evidence (the dumps'
 # chunks are checked with one pass of `in`).
-_MARKS = ("rtt:", "Recv-Q", "mss:", " dev ", "PMTU", "Pmtu", '"dst"', "cache")
+_MARKS = ("rtt:", "Recv-Q", "mss:", " dev ", "PMTU", "Pmtu", '"dst"', "cache", " mtu ", '"mtu"', '"ifname"',
+          "[Interface]", "interface:", "tun-mtu", "mssfix", '"IPAM"', "cniVersion", "TCPMSS", "maxseg", "MTU", "mtu =",
+          "COMMIT", " hook ")
 
 
 def empty(command: str, line: int) -> Optional[Evidence]:
-    """What a route-cache or socket-table command that printed nothing says: no learned MTU
-    (an empty `ip route show cache`: no "fragmentation needed" reached this host lately), no
-    socket; None for any other command."""
-    for kind, rx, os_name in (("routes", _IP, "linux"), ("routes", _NETSH, "windows"), ("sockets", _SS, "linux")):
+    """What a route-cache, socket-table or firewall command that printed nothing says: no
+    learned MTU (an empty `ip route show cache`: no "fragmentation needed" reached this host
+    lately), no socket, no firewall rule (so no MSS clamp); None for any other command."""
+    for kind, rx, os_name in (("routes", _IP, "linux"), ("routes", _NETSH, "windows"), ("sockets", _SS, "linux"),
+                              ("clamps", _CLAMP, "linux")):
         named = _command(rx, command)
-        if named and (kind == "sockets" or rx is _NETSH or re.search(r"\bcache\b", named)):
+        if named and (kind in ("sockets", "clamps") or rx is _NETSH or re.search(r"\bcache\b", named)):
             return Evidence(kind=kind, format=named, os=os_name, items=[], line=line, command=command)
     return None
 
@@ -136,7 +175,7 @@ def scan(lines: List[str], command: Optional[str] = None, start: int = 1, text: 
         if got is None:
             continue
         fmt, os_name, items, warnings = got
-        if items:
+        if items or kind == "clamps":          # a ruleset without a clamp says there is none
             out.append(Evidence(kind=kind, format=fmt, os=os_name, items=items, line=start, command=command,
                                 warnings=warnings))
     return out

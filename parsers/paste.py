@@ -105,9 +105,14 @@ _COUNTERS = re.compile(r"[0-9]")
 _LINE_PROTOCOL = re.compile(r"[ \t>]*[A-Za-z_][\w.-]*(?:,[^\s,=]+=[^\s,]+)+[ \t]+[^\s,=]+=[^\s,]+,[^\s,=]+=")
 
 
+# Long lines that are whole as printed: `ip -d link` detail lines (a bridge's runs past 1,000
+# characters, and "... minmtu 0 maxmtu 0 addrgenmode ..." looks like count-first pairs).
+_WHOLE = re.compile(r"\b(?:addrgenmode|numtxqueues|gso_max_size|promiscuity|bridge_slave|forward_delay|dstport)\b")
+
+
 def _recut(line: str) -> str:
     """A flattened dump cut back into lines (unchanged when it does not look like one)."""
-    if len(_COUNTERS.findall(line, 0, 4096)) < 4 or _LINE_PROTOCOL.match(line):
+    if len(_COUNTERS.findall(line, 0, 4096)) < 4 or _LINE_PROTOCOL.match(line) or _WHOLE.search(line, 0, 4096):
         return line
     for looks, cut in _CUTS:
         if looks.search(line):

@@ -345,7 +345,10 @@ _COMMAND = re.compile(
     r"|dis(?:p(?:l(?:ay?)?)?)?\s+ip(?:v6)?\s+stat\w*"                                   # Huawei, H3C, 3Com
     r"|netsh\s+(?:int\w*\s+)?ip(?:v[46])?\s+sh\w*\s+(?:ipstat|dest)\w*"                # Windows netsh
     # socket tables and learned routes (parsers/evidence.py)
-    r"|ss(?:[ \t]+-{1,2}[\w-]+)+|ip(?:[ \t]+-\S+)*[ \t]+r(?:o(?:u(?:te?)?)?)?(?=[ \t]|$))"
+    r"|ss(?:[ \t]+-{1,2}[\w-]+)+|ip(?:[ \t]+-\S+)*[ \t]+r(?:o(?:u(?:te?)?)?)?(?=[ \t]|$)"
+    # devices, tunnels, container networks, clamping rules (toolkit/stack.py)
+    r"|ip(?:[ \t]+-\S+)*[ \t]+(?:l(?:i(?:nk?)?)?|a(?:d(?:dr?)?)?|address)(?=[ \t]|$)"
+    r"|ip6?tables-save|nft\s+list\s+ruleset|wg\s+show(?:conf)?|docker\s+network\s+inspect)"
     r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
     re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
@@ -470,7 +473,8 @@ MAX_LINE = 4096          # no netstat line is this long: longer lines are skippe
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
-_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat|ss -|ip -|ip r")
+_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat|ss -|ip -|ip r"
+                           r"|ip l|ip a|tables-save|nft list|wg show|docker network")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone. Every branch starts with a literal character, so re skips to
 # those (a leading `[/.]` or `^` made it try every position: 4x slower on netstat -an).

@@ -11,6 +11,8 @@ from toolkit.rules import captured
 from toolkit.hostfile import HostFacts
 from toolkit.hosts import Host, deltas
 from toolkit.probe.result import ProbeResult
+from toolkit.stack import Route
+from tests.stacklib import NETNS_ROUTES, outer_fragment_pair, stacked
 
 # --------------------------------------------------------------------------- builders
 
@@ -177,6 +179,15 @@ FIRE = [
     ("peer sends 536", lambda: evidence_host("lab-allow-ss-tin.txt"), "peers-536"),
     ("peer black hole", lambda: evidence_host("lab-drop-ss-tino.txt"), "peer-black-hole"),
     ("learned pmtu", lambda: evidence_host("lab-allow-ss-tin.txt", "lab-allow-ip-route-show-cache.txt"), "learned-pmtu"),
+    ("vxlan above its underlay", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES), "overlay-mtu-above-underlay"),
+    ("vxlan without dev", lambda: stacked("netns-ip-d-link-show.txt"), "tunnel-without-underlay"),
+    ("container port above its path", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES), "port-above-path"),
+    ("clamp above path", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES, clamps="netns-iptables-save-v4-v6.txt"),
+     "mss-clamp-above-path"),
+    ("overlay fragments its outer packets", lambda: outer_fragment_pair()[0], "overlay-fragmenting-outer"),
+    ("probe beside the stack", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES,
+                                               probes=[probe(target="10.0.9.7", pmtu=1500, method="local")]),
+     "path-predicted-vs-measured"),
 ]
 
 MUST_NOT = [
@@ -236,6 +247,15 @@ MUST_NOT = [
     ("rcvmss 536 before data, SYN-SENT mss 524", lambda: evidence_host("notes-rhel8-ss-tiepm.txt"), "peers-536"),
     ("pmtu learned is no black hole", lambda: evidence_host("lab-allow-ss-tin.txt"), "peer-black-hole"),
     ("full path everywhere", lambda: evidence_host("notes-rhel8-ss-tiepm.txt"), "learned-pmtu"),
+    ("kernel-sized vxlan", lambda: stacked("jp-notes-vxlan.txt"), "overlay-mtu-above-underlay"),
+    ("vxlan with dev", lambda: stacked("jp-notes-vxlan.txt"), "tunnel-without-underlay"),
+    ("bridge ports at the path's MTU", lambda: stacked("jp-notes-bridge-ports.txt", [Route("default", "br0")]),
+     "port-above-path"),
+    ("clamp that fits", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES, clamps="ufw-before-rules-set-mss.txt"),
+     "mss-clamp-above-path"),
+    ("endpoints not paired", lambda: outer_fragment_pair(peered=False)[0], "overlay-fragmenting-outer"),
+    ("no probe beside the stack", lambda: stacked("netns-ip-d-link-show.txt", NETNS_ROUTES),
+     "path-predicted-vs-measured"),
 ]
 
 

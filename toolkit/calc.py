@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 ETHERNET = 18          # 14-byte header + 4-byte FCS
 IPV4 = 20
@@ -98,37 +98,155 @@ def human_rate(bps: float) -> str:
 # ---------------------------------------------------------------- MSS from MTU
 
 @dataclass(frozen=True)
-class Encap:
-    name: str
-    mtu_cost: int      # bytes taken from the carrier's MTU (the inner IP MTU shrinks by this)
-    frame_cost: int    # bytes added to each frame on the wire without touching the IP MTU
-    note: str
+class Esp:
+    """An ESP transform's sizes (RFC 4303): the IV, the block the payload and its 2-byte
+    trailer are padded to (the cipher's block, at least 4), and the ICV."""
+    cipher: str
+    title: str
+    iv: int
+    align: int
+    icv: int
+    source: str
 
 
-# IPsec assumption (tunnel mode ESP, IPv4 outer header): ESP header 8 (SPI + sequence),
-# AES-CBC IV 16, payload + 2-byte trailer padded to the 16-byte block, ICV 12 (HMAC-SHA1-96).
-# With NAT traversal add `udp` (8). The cost depends on the inner size because of padding,
-# so ipsec is computed by _ipsec_inner() rather than a constant.
-MPLS_LABEL, MPLS_DEFAULT_LABELS = 4, 2
-ESP_OUTER_IP, ESP_HEADER, ESP_IV, ESP_BLOCK, ESP_TRAILER, ESP_ICV = 20, 8, 16, 16, 2, 12
-
-ENCAPS: Dict[str, Encap] = {e.name: e for e in (
-    Encap("vlan", 0, 4, "802.1Q tag: the frame grows to 1522 bytes; the IP MTU stays unless a device "
-                        "on the path only takes 1518-byte frames (then use --mtu 1496)"),
-    Encap("qinq", 0, 8, "802.1ad double tag: frame grows by 8; same caveat as vlan (--mtu 1492 if not)"),
-    Encap("pppoe", 8, 0, "PPPoE 6 + PPP 2 bytes inside the Ethernet payload (RFC 2516)"),
-    Encap("gre", 24, 0, "outer IPv4 20 + GRE 4 (add 4 more with a key)"),
-    Encap("udp", 8, 0, "an extra UDP header, e.g. IPsec NAT traversal"),
-    Encap("ipsec", 0, 0, "ESP tunnel mode, IPv4 outer, AES-CBC (IV 16, 16-byte blocks) + HMAC-SHA1-96 "
-                         "(ICV 12)"),
-    Encap("vxlan", 50, 0, "inner Ethernet 14 + outer IPv4 20 + UDP 8 + VXLAN 8 (Jisc, Jumbo Frames)"),
-    Encap("mpls", 8, 0, "two labels of 4 bytes (transport + VPN: the 8 bytes of Jisc, Jumbo Frames); mpls:N for N labels"),
+ESP_HEADER, ESP_TRAILER = 8, 2      # SPI + sequence number; pad length + next header (RFC 4303)
+ESP_CIPHERS: Dict[str, Esp] = {e.cipher: e for e in (
+    Esp("aes-gcm", "AES-GCM", 8, 4, 16, "RFC 4106 (AES-GCM with a 16-byte ICV: IV 8)"),
+    Esp("chacha20-poly1305", "ChaCha20-Poly1305", 8, 4, 16, "RFC 7634 (IV 8, tag 16)"),
+    Esp("aes-cbc-sha1", "AES-CBC and HMAC-SHA1-96", 16, 16, 12,
+        "RFC 3602 (AES-CBC: IV 16, 16-byte blocks), RFC 2404 (HMAC-SHA1-96: ICV 12)"),
+    Esp("aes-cbc-sha256", "AES-CBC and HMAC-SHA-256-128", 16, 16, 16, "RFC 3602, RFC 4868 (HMAC-SHA-256-128: ICV 16)"),
+    Esp("aes-cbc-sha384", "AES-CBC and HMAC-SHA-384-192", 16, 16, 24, "RFC 3602, RFC 4868 (HMAC-SHA-384-192: ICV 24)"),
+    Esp("aes-cbc-sha512", "AES-CBC and HMAC-SHA-512-256", 16, 16, 32, "RFC 3602, RFC 4868 (HMAC-SHA-512-256: ICV 32)"),
+    Esp("3des-cbc-sha1", "3DES-CBC and HMAC-SHA1-96", 8, 8, 12,
+        "RFC 2451 (3DES-CBC: IV 8, 8-byte blocks), RFC 2404 (ICV 12)"),
 )}
 
 
-def _ipsec_inner(outer_mtu: int) -> int:
-    room = outer_mtu - ESP_OUTER_IP - ESP_HEADER - ESP_IV - ESP_ICV
-    return (room // ESP_BLOCK) * ESP_BLOCK - ESP_TRAILER
+@dataclass(frozen=True)
+class Encap:
+    """One row of the overhead table: what one encapsulation costs the packet inside it.
+
+    `mtu_cost` bytes are taken from the carrier's MTU (the inner IP MTU shrinks by this);
+    `frame_cost` bytes are added to each frame without touching the IP MTU (a VLAN tag).
+    ESP's cost depends on the size (padding): `esp` holds the transform, `mtu_cost` the
+    bytes outside ESP (tunnel mode's outer IP header, NAT-T's UDP header) and `keep` the
+    original IP header transport mode leaves in front. `weight` ranks how common the
+    encapsulation is, for `calc explain` (0: never proposed)."""
+    name: str
+    mtu_cost: int
+    frame_cost: int
+    note: str
+    title: str = ""
+    source: str = ""
+    weight: float = 0.0
+    esp: Optional[Esp] = None
+    keep: int = 0
+
+    def inner(self, mtu: int) -> int:
+        """The largest packet this encapsulation carries inside a carrier of `mtu` bytes."""
+        if self.esp is None:
+            return mtu - self.mtu_cost
+        e = self.esp
+        room = mtu - self.mtu_cost - self.keep - ESP_HEADER - e.iv - e.icv
+        return (room // e.align) * e.align - ESP_TRAILER + self.keep
+
+    def cost(self, mtu: int) -> int:
+        """Bytes this encapsulation takes from a carrier of `mtu` bytes."""
+        return mtu - self.inner(mtu)
+
+    def label(self) -> str:
+        return self.title or self.name
+
+
+MPLS_LABEL, MPLS_DEFAULT_LABELS = 4, 2
+IPV4_OUTER, IPV6_OUTER, UDP = 20, 40, 8
+IPV6_ENCAPLIMIT = 8      # the tunnel encapsulation limit option Linux's IPv6 tunnels add by default (RFC 2473)
+
+_TABLE = [
+    Encap("vlan", 0, 4, "802.1Q tag: the frame grows to 1522 bytes; the IP MTU stays unless a device on the path "
+                        "only takes 1518-byte frames (then use --mtu 1496)", "VLAN (802.1Q)", "IEEE 802.1Q"),
+    Encap("qinq", 0, 8, "802.1ad double tag: frame grows by 8; same caveat as vlan (--mtu 1492 if not)",
+          "QinQ (802.1ad)", "IEEE 802.1ad"),
+    Encap("pppoe", 8, 0, "PPPoE 6 + PPP 2 bytes inside the Ethernet payload (RFC 2516)", "PPPoE",
+          "RFC 2516 (PPPoE header 6, PPP protocol 2)", 1.0),
+    Encap("mpls", 8, 0, "two labels of 4 bytes (transport + VPN: the 8 bytes of Jisc, Jumbo Frames); mpls:N for "
+                        "N labels", "MPLS (2 labels)", "RFC 3032 (4 bytes a label)", 0.3),
+    Encap("udp", 8, 0, "an extra UDP header, e.g. IPsec NAT traversal", "UDP", "RFC 768"),
+    Encap("eth", 14, 0, "an inner Ethernet header: what a layer-2 tunnel (tap, gretap, VXLAN) carries",
+          "inner Ethernet", "IEEE 802.3 (14-byte header, no FCS inside a tunnel)"),
+    Encap("vxlan", 50, 0, "inner Ethernet 14 + outer IPv4 20 + UDP 8 + VXLAN 8 (Jisc, Jumbo Frames)",
+          "VXLAN over IPv4", "RFC 7348 section 5; Linux VXLAN_HEADROOM", 1.0),
+    Encap("vxlan6", 70, 0, "inner Ethernet 14 + outer IPv6 40 + UDP 8 + VXLAN 8", "VXLAN over IPv6",
+          "RFC 7348 section 5; Linux VXLAN6_HEADROOM", 0.5),
+    Encap("geneve", 50, 0, "inner Ethernet 14 + outer IPv4 20 + UDP 8 + Geneve 8 (no options: each adds 4 to 128)",
+          "Geneve over IPv4", "RFC 8926 section 3.4; Linux GENEVE_IPV4_HLEN", 0.6),
+    Encap("geneve6", 70, 0, "inner Ethernet 14 + outer IPv6 40 + UDP 8 + Geneve 8 (no options)", "Geneve over IPv6",
+          "RFC 8926 section 3.4; Linux GENEVE_IPV6_HLEN", 0.3),
+    Encap("gre", 24, 0, "outer IPv4 20 + GRE 4 (add 4 for a key, 4 for sequence numbers, 4 for a checksum)",
+          "GRE over IPv4", "RFC 2784 (GRE header 4)", 0.7),
+    Encap("gre-key", 28, 0, "outer IPv4 20 + GRE 4 + key 4", "GRE with a key over IPv4", "RFC 2890 (key field 4)", 0.4),
+    Encap("gretap", 38, 0, "outer IPv4 20 + GRE 4 + inner Ethernet 14 (4 more with a key)", "GRETAP over IPv4",
+          "RFC 2784, RFC 1701 (transparent Ethernet bridging)", 0.3),
+    Encap("ip6gre", 52, 0, "outer IPv6 40 + encapsulation limit option 8 + GRE 4 (Linux's default; 44 with "
+                           "encaplimit none)", "GRE over IPv6", "RFC 7676; RFC 2473 section 5.1 (the option)", 0.3),
+    Encap("ipip", 20, 0, "outer IPv4 20", "IPIP", "RFC 2003", 0.6),
+    Encap("sit", 20, 0, "outer IPv4 20 carrying IPv6 (6in4)", "SIT (6in4)", "RFC 4213 section 3.5", 0.4),
+    Encap("ip6tnl", 48, 0, "outer IPv6 40 + encapsulation limit option 8 (Linux's default; 40 with encaplimit none)",
+          "IPv6 tunnel (ip6tnl)", "RFC 2473", 0.2),
+    Encap("wireguard", 60, 0, "outer IPv4 20 + UDP 8 + WireGuard data header 16 + Poly1305 tag 16",
+          "WireGuard over IPv4", "WireGuard paper, section 5.4.6 (transport data: 16-byte header, 16-byte tag)", 0.8),
+    Encap("wireguard6", 80, 0, "outer IPv6 40 + UDP 8 + WireGuard 32 (wg-quick's MTU 1420 is 1500 - 80)",
+          "WireGuard over IPv6", "WireGuard paper, section 5.4.6; wg-quick (route MTU - 80)", 1.0),
+    Encap("l2tp", 38, 0, "outer IPv4 20 + UDP 8 + L2TPv2 6 + PPP address and control 2 + PPP protocol 2",
+          "L2TP over IPv4 carrying PPP", "RFC 2661 section 3.1; AAISP, L2TP MTU (38 bytes)", 0.4),
+    Encap("l2tpv3-eth", 38, 0, "outer IPv4 20 + L2TPv3 session ID 4 + inner Ethernet 14 (4 or 8 more with a cookie)",
+          "L2TPv3 over IP carrying Ethernet", "RFC 3931 section 4.1.1", 0.2),
+    Encap("openvpn-udp", 52, 0, "outer IPv4 20 + UDP 8 + OpenVPN data packet with an AEAD cipher 24 (opcode and "
+                                "peer-id 4, packet ID 4, tag 16); tap mode carries Ethernet: add eth",
+          "OpenVPN over UDP/IPv4 (AES-GCM)", "OpenVPN protocol (ssl.h): P_DATA_V2 with AEAD", 0.7),
+    Encap("openvpn-udp6", 72, 0, "outer IPv6 40 + UDP 8 + OpenVPN AEAD data packet 24",
+          "OpenVPN over UDP/IPv6 (AES-GCM)", "OpenVPN protocol (ssl.h)", 0.3),
+    Encap("openvpn-tcp", 66, 0, "outer IPv4 20 + TCP 20 + packet length 2 + OpenVPN AEAD data packet 24",
+          "OpenVPN over TCP/IPv4 (AES-GCM)", "OpenVPN protocol (ssl.h): TCP adds a 16-bit packet length", 0.3),
+    Encap("openvpn-tcp6", 86, 0, "outer IPv6 40 + TCP 20 + packet length 2 + OpenVPN AEAD data packet 24",
+          "OpenVPN over TCP/IPv6 (AES-GCM)", "OpenVPN protocol (ssl.h)", 0.1),
+]
+
+# how common each ESP transform is, for explain's ranking only
+_ESP_WEIGHT = {"aes-gcm": 0.6, "aes-cbc-sha1": 0.5, "aes-cbc-sha256": 0.5, "chacha20-poly1305": 0.3,
+               "aes-cbc-sha384": 0.2, "aes-cbc-sha512": 0.2, "3des-cbc-sha1": 0.1}
+
+
+def _esp_rows() -> List[Encap]:
+    """esp-{tunnel,transport}[6][-natt]-CIPHER: every mode, outer family, NAT-T and transform."""
+    rows = []
+    for mode in ("tunnel", "transport"):
+        for six in (False, True):
+            ip = IPV6_OUTER if six else IPV4_OUTER
+            for natt in (False, True):
+                for e in ESP_CIPHERS.values():
+                    outside = (ip if mode == "tunnel" else 0) + (UDP if natt else 0)
+                    front = (f"outer IPv{'6' if six else '4'} {ip}" if mode == "tunnel"
+                             else f"the original IPv{'6' if six else '4'} header stays in front")
+                    note = (front + (" + NAT-T UDP 8" if natt else "") + f" + ESP 8 + IV {e.iv} + payload and "
+                            f"2-byte trailer padded to {e.align} + ICV {e.icv}")
+                    title = (f"IPsec ESP {mode}{' over IPv6' if six else ''}{' NAT-T' if natt else ''}"
+                             f" with {e.title}")
+                    weight = _ESP_WEIGHT[e.cipher] * (1.0 if mode == "tunnel" else 0.4) * (0.4 if six else 1.0)
+                    rows.append(Encap(f"esp-{mode}{'6' if six else ''}{'-natt' if natt else ''}-{e.cipher}",
+                                      outside, 0, note, title,
+                                      "RFC 4303 (ESP)" + (", RFC 3948 (NAT-T)" if natt else "") + f", {e.source}",
+                                      round(weight * (0.9 if natt else 1.0), 3), e,
+                                      ip if mode == "transport" else 0))
+    return rows
+
+
+ENCAPS: Dict[str, Encap] = {e.name: e for e in _TABLE + _esp_rows()}
+# the name calc has always taken: ESP tunnel mode over IPv4, AES-CBC and HMAC-SHA1-96
+ENCAPS["ipsec"] = replace(ENCAPS["esp-tunnel-aes-cbc-sha1"], name="ipsec", weight=0.0)
+ENCAPS["natt"] = replace(ENCAPS["udp"], name="natt", title="NAT-T UDP", source="RFC 3948",
+                         note="the UDP header of IPsec NAT traversal (RFC 3948)")
 
 
 def parse_encaps(text: str) -> List[Tuple[str, Optional[int]]]:
@@ -137,7 +255,9 @@ def parse_encaps(text: str) -> List[Tuple[str, Optional[int]]]:
     for part in [p.strip().lower() for p in str(text).split(",") if p.strip()]:
         name, _, count = part.partition(":")
         if name not in ENCAPS:
-            raise ValueError(f"unknown encapsulation {name!r}; known: {', '.join(ENCAPS)}")
+            plain = [n for n in ENCAPS if not n.startswith("esp-")]
+            raise ValueError(f"unknown encapsulation {name!r}; known: {', '.join(plain)}, "
+                             f"esp-{{tunnel,transport}}[6][-natt]-CIPHER with CIPHER one of {', '.join(ESP_CIPHERS)}")
         if count and (not count.isdigit() or not 1 <= int(count) <= 8):
             raise ValueError(f"{part!r}: the count after ':' must be 1 to 8")
         out.append((name, int(count) if count else None))
@@ -186,7 +306,7 @@ def mss_for(mtu: int, family: str = "ipv4", encaps: Sequence[Tuple[str, Optional
             ip_mtu -= MPLS_LABEL * (MPLS_DEFAULT_LABELS if count is None else count)
         else:
             for _ in range(count or 1):
-                ip_mtu = _ipsec_inner(ip_mtu) if name == "ipsec" else ip_mtu - enc.mtu_cost
+                ip_mtu = enc.inner(ip_mtu)
                 frame += enc.frame_cost
         notes.append(f"{name}: {enc.note}" + (f": {before} -> {ip_mtu}" if ip_mtu != before else ""))
     ip_header = (IPV4 + ip_options) if family == "ipv4" else IPV6
@@ -316,3 +436,144 @@ def mathis_curve(rtt_s: float, loss: float, msses: Sequence[int], cap_bps: Optio
         v = mathis(m, rtt_s, loss)
         out.append((m, min(v, cap_bps) if cap_bps else v))
     return out
+
+
+# ---------------------------------------------------------------- explain: which stacks give this number
+
+# Carrier MTUs a stack is tried on, with how common each is (ranking only).
+CARRIERS: Dict[int, Tuple[float, str]] = {
+    1500: (1.0, "Ethernet"),
+    9000: (0.3, "jumbo frames"),
+    9001: (0.15, "AWS EC2 jumbo frames"),
+    1460: (0.15, "Google Cloud VPC default"),
+}
+# What a number can be: (name, bytes below the inner MTU, weight). An MSS is the MTU less the
+# IP and TCP headers; a payload seen in a capture is 12 less again with TCP timestamps.
+READINGS = {
+    "mss": (("IPv4 MSS", IPV4 + TCP, 1.0), ("IPv6 MSS", IPV6 + TCP, 0.5),
+            ("IPv4 payload with TCP timestamps", IPV4 + TCP + 12, 0.2),
+            ("IPv6 payload with TCP timestamps", IPV6 + TCP + 12, 0.1)),
+    "mtu": (("MTU", 0, 1.0),),
+}
+LINK_LAYERS = ("pppoe", "mpls")       # may sit under two tunnels in a three-layer stack
+
+
+@dataclass
+class Explanation:
+    number: int
+    reading: str              # what the number is read as: "IPv4 MSS", "MTU", ...
+    carrier: int
+    carrier_note: str
+    stack: List[str]          # encapsulations, outermost first (ENCAPS names)
+    costs: List[int]          # bytes each one takes at this size
+    inner_mtu: int
+    headers: int              # bytes between the inner MTU and the number
+    exact: bool
+    score: float
+    formula: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def stack_inner(carrier: int, stack: Sequence[str]) -> Tuple[int, List[int]]:
+    """The inner MTU after `stack` (outermost first) on a carrier, and each layer's cost."""
+    mtu, costs = carrier, []
+    for name in stack:
+        inner = ENCAPS[name].inner(mtu)
+        costs.append(mtu - inner)
+        mtu = inner
+    return mtu, costs
+
+
+def _stacks() -> Iterator[Tuple[str, ...]]:
+    """One, two or three layers; a link layer (PPPoE, MPLS) only outermost."""
+    tunnels = [n for n, e in ENCAPS.items() if e.weight > 0 and n not in LINK_LAYERS]
+    yield ()                                  # no encapsulation: the carrier itself
+    for first in LINK_LAYERS + tuple(tunnels):
+        yield (first,)
+    for first in LINK_LAYERS + tuple(tunnels):
+        for b in tunnels:
+            yield first, b
+    for link in LINK_LAYERS:
+        for a in tunnels:
+            for b in tunnels:
+                yield link, a, b
+
+
+LAYER_PENALTY = 0.35        # each layer makes a stack that much less likely than the carrier alone
+
+
+# Values people configure by hand rather than compute: what explain says beside the stacks.
+DOCUMENTED = (
+    ("mss", 1380, "Cisco ASA's default maximum TCP MSS (sysopt connection tcpmss): room for up to 120 bytes of "
+                  "IPsec headers within a 1500-byte MTU", "Cisco ASA configuration guide, 'Default TCP MSS'"),
+    ("mss", 1320, "Juniper SRX's MSS for TCP entering an IPsec VPN or GRE tunnel when `set security flow tcp-mss "
+                  "ipsec-vpn` (or gre-in, gre-out) is given no value", "Junos OS reference, tcp-mss ipsec-vpn / gre-in"),
+    ("mtu", 1400, "a round tunnel MTU set by hand on GRE or IPsec interfaces (Cisco IOS `ip mtu 1400`; Netgate "
+                  "TNSR calls an IPsec MTU of 1400 safe for most environments)",
+     "Netgate TNSR documentation, 'IPsec Interface MTU'"),
+    ("mss", 1360, "1400 - 40: the MSS for a tunnel MTU of 1400 set by hand (Cisco IOS `ip mtu 1400` with "
+                  "`ip tcp adjust-mss 1360` on GRE over IPsec)", "Netgate TNSR documentation, 'IPsec Interface MTU'"),
+    ("mtu", 1420, "wg-quick's default WireGuard MTU: the route's MTU (1500) less 80 (WireGuard over IPv6)",
+     "wg-quick; WireGuard paper, section 5.4.6"),
+)
+
+
+def documented(number: int, kind: str = "mss") -> List[Dict[str, str]]:
+    """Hand-configured values that are this number, with where they are documented."""
+    return [{"text": text, "source": source} for k, n, text, source in DOCUMENTED if k == kind and n == number]
+
+
+def explain(number: int, kind: str = "mss", limit: int = 10, near: int = 16) -> List[Explanation]:
+    """The stacks from the overhead table that produce `number` (an MSS or an MTU), most
+    likely first: carriers, encapsulations and readings weighted by how common they are.
+    When no stack gives it exactly, the nearest within `near` bytes (exact=False)."""
+    if kind not in READINGS:
+        raise ValueError("kind must be mss or mtu")
+    if not 68 <= number <= 65535:
+        raise ValueError("a number between 68 and 65535")
+    readings = READINGS[kind]
+    found: List[Explanation] = []
+    close: List[Explanation] = []
+    for stack in _stacks():
+        weight = LAYER_PENALTY ** len(stack)
+        for name in stack:
+            weight *= ENCAPS[name].weight
+        for carrier, (cw, cnote) in CARRIERS.items():
+            inner, costs = stack_inner(carrier, stack)
+            for reading, headers, rw in readings:
+                delta = inner - headers - number
+                if abs(delta) > near:
+                    continue
+                e = Explanation(number, reading, carrier, cnote, list(stack), costs, inner, headers, delta == 0,
+                                round(weight * cw * rw, 6), "")
+                (found if delta == 0 else close).append(e)
+    if found:
+        out = found
+    else:
+        out = sorted(close, key=lambda e: (abs(e.inner_mtu - e.headers - number), -e.score))[:limit]
+    out.sort(key=lambda e: (not e.exact, -e.score, len(e.stack), e.carrier, e.stack))
+    seen, unique = set(), []
+    for e in out:
+        key = (e.carrier, e.reading, tuple(sorted(e.stack)))      # A over B and B over A: one line
+        if key not in seen:
+            seen.add(key)
+            unique.append(e)
+    out = unique[:limit]
+    for e in out:
+        e.formula = _formula(e)
+    return out
+
+
+def _formula(e: Explanation) -> str:
+    value = e.inner_mtu - e.headers
+    parts = [f"{value} = {e.carrier}"]
+    for name, cost in zip(e.stack, e.costs):
+        enc = ENCAPS[name]
+        parts.append(f"{cost} ({enc.label()}{', padding included' if enc.esp else ''})")
+    if e.headers:
+        parts.append(f"{e.headers} ({e.reading.replace(' MSS', '').replace(' payload with TCP timestamps', '')} "
+                     f"and TCP headers{' and 12 of timestamps' if 'timestamps' in e.reading else ''})")
+    text = " - ".join(parts)
+    return text if e.exact else f"{text} ({value - e.number:+d} from {e.number})"

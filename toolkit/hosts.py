@@ -72,6 +72,8 @@ class Host:
     snapshot_count: int = 0            # all its snapshots and pairs, kept or not (see Builder)
     delta_count: int = 0
     stream: object = None              # while streamed: its Stream
+    stack: object = None               # its devices, routes, tunnels and clamps as paths (toolkit/stack.py)
+    stack_peers: list = field(default_factory=list)  # [(tunnel device, the host at its far end)]
 
     @property
     def platform(self):
@@ -111,6 +113,7 @@ class Host:
             "probes": [p.to_dict() for p in self.probes],
             "captures": [f.to_dict() for f in self.capture_findings],
             "evidence": [e.to_dict() for e in self.evidence],
+            "stack": self.stack.to_dict() if self.stack else None,
             "findings": [f.to_dict() for f in self.findings],
             "errors": self.errors,
         }
@@ -804,6 +807,10 @@ class Builder:
             h.deltas = [diff.pair(a, b, parsers.REGISTRY.get(b.os), h.facts.name) for a, b in pairs(h.snapshots)]
             h.tally = of(h.snapshots, h.deltas)
             h.delta_count = len(h.deltas)
+        from toolkit import stack
+        for h in hosts.values():
+            h.stack = stack.of(h.evidence)
+        stack.pair_endpoints(list(hosts.values()))     # the far end of each tunnel among the hosts
         return list(hosts.values())
 
 

@@ -49,6 +49,20 @@ def is_prefix(name: str) -> bool:
 
 
 @dataclass
+class Overlay:
+    """A VXLAN between the client and the target over the routed path (inner 10.210.0.0/24:
+    client .1, target .2), and optionally a container namespace behind a bridge on the client
+    (10.211.0.0/24), routed into the VXLAN."""
+    dev: bool = True                     # made with `dev` (the kernel sizes it from the underlay) or without
+    df: str = "unset"                    # outer DF: unset (the host fragments outer packets) | set (PMTUD on the underlay)
+    mtu: Optional[int] = None            # set on both ends; None: what the kernel gives
+    container_mtu: Optional[int] = None  # the container's veth (both ends); None: no container
+
+
+OVERLAY_CLIENT, OVERLAY_TARGET, CONTAINER = "10.210.0.1", "10.210.0.2", "10.211.0.2"
+
+
+@dataclass
 class Spec:
     name: str
     help: str
@@ -60,6 +74,7 @@ class Spec:
     target_rules: Sequence[Sequence[str]] = ()
     target_maxseg: Optional[int] = None
     needs: Sequence[str] = ()                   # extra tools this scenario needs
+    overlay: Optional[Overlay] = None           # a VXLAN from client to target (the probe target is then inside it)
     # What a correct prober must answer (the tests and the benchmark read these).
     # mss.used is the largest TCP payload: the MSS minus the 12 bytes of the timestamp
     # option both Linux ends negotiate.
@@ -174,6 +189,16 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          mtus=(1500, 1400), target_rules=[DROP_ECHO],
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1",
                      mss=dict(sent=1460, synack=1360, used=1348), codes={"pmtu-reduced", "echo-filtered"})),
+    # overlays (toolkit/stack.py): the probe target is the target's VXLAN address
+    Spec("vxlan-nodev", "a VXLAN made without `dev` on both ends of a 1500-byte path: it comes up at 1500 (it needs "
+                        "1450) and the client fragments its outer packets",
+         mtus=(1500, 1500), overlay=Overlay(dev=False, df="unset")),
+    Spec("vxlan-container", "a VXLAN made with `dev` (1450) and a container namespace behind a bridge on the "
+                            "client whose veth stays at 1500, routed into the VXLAN",
+         mtus=(1500, 1500), overlay=Overlay(dev=True, container_mtu=1500)),
+    Spec("vxlan-underlay1400", "a VXLAN at 1450 (made with `dev`) whose underlay path has a 1400-byte hop; outer DF "
+                               "set, so the VXLAN learns the underlay's 1400 and its path MTU is 1350",
+         mtus=(1500, 1400), overlay=Overlay(dev=True, df="set")),
 ]}
 
 # The target's services: a banner port that talks first and a request port that answers.
@@ -242,7 +267,8 @@ class Lab:
         self.routers = [f"{prefix}-r{i + 1}" for i in range(spec.routers)]
         self.client = f"{prefix}-c"
         self.target_ns = f"{prefix}-t"
-        self.namespaces = [self.client, *self.routers, self.target_ns]
+        self.container = f"{prefix}-k" if spec.overlay and spec.overlay.container_mtu else None
+        self.namespaces = [self.client, *self.routers, self.target_ns] + ([self.container] if self.container else [])
         n = len(spec.mtus)
         # link i joins namespaces[i] and namespaces[i+1]; both ends on 10.0.(i+1).0/24
         self.target4 = f"10.0.{n}.2"
@@ -250,6 +276,8 @@ class Lab:
         self.client4 = "10.0.1.2"
         self.client6 = "fd00:1::2"
         self.target = self.target6 if spec.family == "ipv6" else self.target4
+        if spec.overlay:
+            self.target = OVERLAY_TARGET
         self.ports = [BANNER_PORT, REQUEST_PORT]
         self.send = {REQUEST_PORT: "GET / HTTP/1.0\r\n\r\n"}
         self.expect = dict(spec.expect)
@@ -332,7 +360,36 @@ class Lab:
                 self._ns(self.routers[number - 1], argv)
         for argv in self.spec.target_rules:
             self._ns(self.target_ns, argv)
+        if self.spec.overlay:
+            self._overlay(self.spec.overlay)
         self._start_service()
+
+    def _overlay(self, o: Overlay) -> None:
+        n = len(self.spec.mtus)
+        ends = ((self.client, "v1a", self.client4, self.target4, OVERLAY_CLIENT),
+                (self.target_ns, f"v{n}b", self.target4, self.client4, OVERLAY_TARGET))
+        for ns, lower, local, remote, inner in ends:
+            argv = ["ip", "link", "add", "vxlan0", "type", "vxlan", "id", "42", "remote", remote, "local", local,
+                    "dstport", "4789", "df", o.df]
+            self._ns(ns, argv + (["dev", lower] if o.dev else []))
+            if o.mtu:
+                self._ns(ns, ["ip", "link", "set", "vxlan0", "mtu", str(o.mtu)])
+            self._ns(ns, ["ip", "addr", "add", f"{inner}/24", "dev", "vxlan0"])
+            self._ns(ns, ["ip", "link", "set", "vxlan0", "up"])
+        if self.container:
+            k, mtu = self.container, str(o.container_mtu)
+            self._ns(self.client, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
+            self._ns(self.client, ["ip", "link", "add", "br0", "type", "bridge"])
+            self._ns(self.client, ["ip", "link", "add", "veth0", "mtu", mtu, "type", "veth", "peer", "name", "eth0",
+                                   "netns", k, "mtu", mtu])
+            self._ns(self.client, ["ip", "link", "set", "veth0", "master", "br0"])
+            self._ns(self.client, ["ip", "addr", "add", "10.211.0.1/24", "dev", "br0"])
+            for dev in ("veth0", "br0"):
+                self._ns(self.client, ["ip", "link", "set", dev, "up"])
+            self._ns(k, ["ip", "addr", "add", f"{CONTAINER}/24", "dev", "eth0"])
+            self._ns(k, ["ip", "link", "set", "eth0", "up"])
+            self._ns(k, ["ip", "route", "add", "default", "via", "10.211.0.1"])
+            self._ns(self.target_ns, ["ip", "route", "add", "10.211.0.0/24", "via", OVERLAY_CLIENT])
 
     def _ns(self, ns: str, argv: Sequence[str]) -> None:
         _sh(["ip", "netns", "exec", ns, *argv], f"lab {self.name} in {ns}")
@@ -474,8 +531,9 @@ def _is_our_service(pid, prefix: str, start) -> bool:
 
 
 def lab_namespaces(prefix: str) -> List[str]:
-    """This lab's namespaces that exist now: PREFIX-c, PREFIX-r1..., PREFIX-t, nothing else."""
-    pattern = re.compile(re.escape(prefix) + r"-(c|t|r[0-9]+)")
+    """This lab's namespaces that exist now: PREFIX-c, PREFIX-r1..., PREFIX-t, PREFIX-k (a
+    container), nothing else."""
+    pattern = re.compile(re.escape(prefix) + r"-(c|t|k|r[0-9]+)")
     return [ns for ns in existing_namespaces() if pattern.fullmatch(ns)]
 
 

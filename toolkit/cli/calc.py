@@ -44,8 +44,11 @@ def _msses(text: str) -> list:
 
 @app.command("mss")
 def mss(mtu: Annotated[str, typer.Option("--mtu", help="Carrier MTU in bytes (the link's IP MTU).")] = "1500",
-        encap: Annotated[str, typer.Option("--encap", help="Encapsulations, outermost first: vlan, qinq, pppoe, gre, "
-                                           "udp, ipsec, vxlan, mpls (mpls:N for N labels), comma separated.")] = "",
+        encap: Annotated[str, typer.Option("--encap", help="Encapsulations, outermost first, comma separated: vlan, "
+                                           "qinq, pppoe, mpls (mpls:N for N labels), vxlan, vxlan6, geneve, gre, "
+                                           "gre-key, gretap, ipip, sit, wireguard, wireguard6, l2tp, openvpn-udp, "
+                                           "openvpn-tcp, natt, ipsec, esp-tunnel-aes-gcm and the other ESP rows "
+                                           "(the whole table: docs/stack.md).")] = "",
         family: Annotated[str, typer.Option("--family", help="ipv4 or ipv6.")] = "ipv4",
         ip_options: Annotated[int, typer.Option("--ip-options", help="IPv4 option bytes (multiple of 4).")] = 0,
         tcp_options: Annotated[int, typer.Option("--tcp-options",
@@ -163,6 +166,57 @@ def mathis(mss: Annotated[str, typer.Option("--mss", help="MSS in bytes.")],
     v = c.mathis(m, t, p)
     rows = [("MSS", m), ("RTT", f"{t * 1e3:g} ms"), ("loss", f"{p:g}"), ("bound", f"{c.human_rate(v)} ({v:,.0f} bit/s)")]
     _show({"mss": m, "rtt_s": t, "loss": p, "bound_bps": v}, rows, as_json)
+
+
+@app.command("explain")
+def explain(mss: Annotated[Optional[str], typer.Option("--mss", help="An MSS to explain (as advertised, or a "
+                                                       "payload seen in a capture).")] = None,
+            mtu: Annotated[Optional[str], typer.Option("--mtu", help="An MTU to explain instead.")] = None,
+            limit: Annotated[int, typer.Option("--limit", help="How many stacks to list.")] = 10,
+            as_json: Annotated[bool, JSON] = False) -> None:
+    """The encapsulation stacks that produce an MSS or an MTU, most likely first: the reverse of calc mss.
+
+    Every stack of up to three encapsulations from the overhead table (the one calc mss uses) is tried on common
+    carrier MTUs (1500, 9000, 9001, 1460), and the number read as an IPv4 or IPv6 MSS or as a payload seen with
+    TCP timestamps. Values people set by hand (a firewall's default MSS, wg-quick's MTU) are named with their
+    source. When no stack gives the number exactly, the nearest are listed with their difference.
+
+    Example:
+
+    ```
+    mssdiag calc explain --mss 1380
+    mssdiag calc explain --mtu 1420 --json
+    ```
+    """
+    from toolkit import calc as c
+    if (mss is None) == (mtu is None):
+        error("calc explain: give one of --mss N or --mtu N")
+        raise typer.Exit(2)
+    kind, text = ("mss", mss) if mss is not None else ("mtu", mtu)
+    number = _parse(f"--{kind}", text, lambda s: _whole(s, "not a number of bytes from 68 to 65535", 68))
+    if limit < 1:
+        error(f"--limit {limit}: must be 1 or more")
+        raise typer.Exit(2)
+    try:
+        stacks = c.explain(number, kind, limit)
+    except ValueError as exc:
+        error(f"--{kind} {text}: {exc}")
+        raise typer.Exit(2)
+    known = c.documented(number, kind)
+    data = {"number": number, "kind": kind, "documented": known, "stacks": [e.to_dict() for e in stacks]}
+    if as_json:
+        sys.stdout.write(dumps(data) + "\n")
+        return
+    from tabulate import tabulate
+    lines = [f"documented: {d['text']} ({d['source']})" for d in known]
+    if stacks:
+        rows = [(e.formula, e.reading, f"{e.carrier} ({e.carrier_note})") for e in stacks]
+        if not stacks[0].exact:
+            lines.append(f"no stack from the table gives {number} exactly; the nearest:")
+        lines.append(tabulate(rows, headers=["stack", "read as", "carrier"], tablefmt="simple"))
+    else:
+        lines.append(f"no stack from the table gives {number} (none within 16 bytes either)")
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def register(parent: typer.Typer) -> None:

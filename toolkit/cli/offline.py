@@ -109,8 +109,9 @@ def _snapshot_rows(s, shown: set):
     _said(s, shown)
     if s.__class__.__name__ == "Evidence":
         # a socket table or learned routes: what it holds, in the family column
-        what = f"{len(s.items)} sockets, {len({i.peer for i in s.items})} peers" if s.kind == "sockets" \
-            else f"{len(s.items)} routes, {sum(1 for r in s.items if r.cache)} learned"
+        what = (f"{len(s.items)} sockets, {len({i.peer for i in s.items})} peers" if s.kind == "sockets"
+                else f"{len(s.items)} routes, {sum(1 for r in s.items if r.cache)} learned" if s.kind == "routes"
+                else f"{len(s.items)} {s.kind}")
         yield [s.source, s.index, s.os, s.host, s.taken_at, f"{s.format}: {what}"] + [None] * len(COUNTERS)
         return
     for family in ("ipv4", "ipv6"):
@@ -222,6 +223,9 @@ def diff(paths: Annotated[List[str], PATHS], os_name: Annotated[Optional[str], O
         if outcome.snapshots:
             each = ", ".join(f"{h.facts.name} ({h.snapshot_count})" for h in found if h.snapshot_count)
             error(f"nothing to pair: diff needs two snapshots of one host; snapshots per host: {each}")
+        elif outcome.parsed:
+            error("nothing to pair: diff compares netstat snapshots, and these inputs hold none "
+                  "(socket tables, routes and devices are read by parse and triage)")
         raise typer.Exit(1)
     _finish(outcome)
 

@@ -120,3 +120,69 @@ def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family:
 # Bourne-style login shell). btime: the boot time in epoch seconds.
 COLLECT = "cat /proc/net/snmp && { cat /proc/net/snmp6 2>/dev/null || true; }"
 BOOT = "grep ^btime /proc/stat"
+
+
+# ---------------------------------------------------------------- devices and tunnels (toolkit/rules/stack.py)
+
+def device_mtu(device: str, mtu: int, why: str) -> Recommendation:
+    """Set one device's MTU now, and where to make it last."""
+    return Recommendation(
+        "linux-device-mtu", f"Set {device}'s MTU to {mtu}",
+        [f"ip link set dev {device} mtu {mtu}"],
+        applies_to="Linux", where=f"the host that owns {device}",
+        caveats=[why,
+                 "Persist it where the device is made: netplan (`mtu: N` under the device), NetworkManager "
+                 "(`nmcli connection modify <name> 802-3-ethernet.mtu N`, or `ethernet.mtu`/`vxlan` settings), "
+                 "systemd-networkd (`MTUBytes=N` in the .netdev/.link), ifupdown (`mtu N`), or the script or "
+                 "agent that creates it (CNI plugin, Docker, wg-quick `MTU = N`)."])
+
+
+def tunnel_dev(device: str, kind: str, underlay: Optional[str], mtu: Optional[int]) -> Recommendation:
+    """Make a VXLAN again with the device its outer packets leave by: the kernel then sizes it."""
+    lower = underlay or "<underlay device>"
+    return Recommendation(
+        "linux-tunnel-dev", f"Give {device} its underlay device ({lower})",
+        [f"ip -d link show {device}   # note id, remote/group, local, dstport",
+         f"ip link del {device}",
+         f"ip link add {device} type {kind} id <id> remote <remote> local <local> dstport <port> dev {lower}"]
+        + ([f"ip link set dev {device} mtu {mtu}"] if mtu else []),
+        applies_to="Linux", where=f"the host that owns {device}",
+        caveats=["With `dev`, the kernel sizes the tunnel from its underlay (1500 - 50 = 1450 for VXLAN over IPv4) "
+                 "and keeps its outer packets on that device; without it, the tunnel starts at 1500 and its "
+                 "outer packets follow whatever route reaches the remote.",
+                 "Recreating the device drops its bridge membership and addresses: re-add them, or fix the "
+                 "configuration that creates it (systemd-networkd `[VXLAN]` with the device in `VXLAN=`, "
+                 "netplan `tunnels:` with `link:`)."])
+
+
+def container_mtu(bridge: str, ports: List[str], mtu: int, docker: bool, cni: bool) -> Recommendation:
+    """Make the containers behind a bridge use the MTU of the path they are routed into."""
+    lines = [f"ip link set dev {p} mtu {mtu}   # now; the container's end too: ip -n <netns> link set eth0 mtu {mtu}"
+             for p in ports[:4]]
+    where = f"the host that owns {bridge}"
+    if docker:
+        lines += [f'/etc/docker/daemon.json: {{"mtu": {mtu}}}   # docker0, then: systemctl restart docker',
+                  f"docker network create -o com.docker.network.driver.mtu={mtu} <network>   # user networks "
+                  "(recreate them: the option cannot be changed on an existing network)"]
+    if cni:
+        lines.append(f'/etc/cni/net.d/*.conflist: "mtu": {mtu} in the bridge plugin (or the CNI\'s own MTU setting, '
+                     "e.g. Calico veth_mtu, Flannel/Cilium MTU), then recreate the pods")
+    return Recommendation(
+        "linux-container-mtu", f"Set {bridge}'s container ports to {mtu}", lines, applies_to="Linux",
+        where=where,
+        caveats=["A container sends segments as large as its own interface allows; the host routes them into "
+                 "a path that carries less, so they are fragmented, or dropped with DF set (TCP stalls when "
+                 "ICMP 'fragmentation needed' does not reach the container).",
+                 "The container end of each veth must change too: its MSS comes from its own interface."])
+
+
+def clamp_rule(rule: str, mss: int, family: str) -> Recommendation:
+    six = "6" if family == "ipv6" else ""
+    return Recommendation(
+        "linux-fix-mss-clamp", f"Clamp to {mss} (or to the path: --clamp-mss-to-pmtu on a correctly sized device)",
+        [f"ip{six}tables-save -t mangle | grep -n TCPMSS   # the rule: {rule}",
+         f"ip{six}tables -t mangle -R <chain> <rule number> <same matches> -j TCPMSS --set-mss {mss}",
+         f"nft: ... tcp flags syn tcp option maxseg size set {mss}"],
+        applies_to="Linux", where="the host or router with the rule",
+        caveats=["--clamp-mss-to-pmtu clamps to the MTU the kernel knows for the outgoing device: it is only as "
+                 "right as that device's MTU."])

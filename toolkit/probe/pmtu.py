@@ -627,7 +627,7 @@ class Search:
         if self.ttl_replies:
             last = max(self.ttl_replies)
             self.v.hop, self.v.hop_index = self.ttl_replies[last], last
-        elif self._placement() is not None:
+        elif self._placement() in self.placements:     # placed by another target (not when nobody placed it)
             self.v.hop, self.v.hop_index = self.placements[self._placement()]
             self.v.notes.append(f"placed after {self.v.hop} by the TTL-limited probes of another target of this "
                                 "run, behind the same gateway at the same distance (routers limit the 'time "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, List, Tuple
 
 from toolkit.findings import Finding
-from toolkit.rules import buffers, captured, facts, fragments, mss, path, pmtud, probed, sockets
+from toolkit.rules import buffers, captured, facts, fragments, mss, path, pmtud, probed, sockets, stack
 
 Rule = Callable[[object], List[Finding]]
 
@@ -37,6 +37,12 @@ RULES: List[Tuple[Rule, Tuple[str, ...]]] = [
     (facts.contradictions, ("facts-contradicted",)),
     (captured.findings, captured.CODES),
     (path.jumbo, ("jumbo-frames", "jumbo-not-end-to-end")),
+    (stack.overlay_above_underlay, ("overlay-mtu-above-underlay",)),
+    (stack.without_underlay, ("tunnel-without-underlay",)),
+    (stack.ports_above_path, ("port-above-path",)),
+    (stack.clamp_above_path, ("mss-clamp-above-path",)),
+    (stack.outer_fragments, ("overlay-fragmenting-outer",)),
+    (stack.predicted_vs_measured, ("path-predicted-vs-measured",)),
     (buffers.mss_limits_throughput, ("mss-limits-throughput",)),
     (buffers.buffer_size, ("buffers-below-bdp", "buffer-size-for-bdp")),
 ]
