@@ -126,7 +126,10 @@ class Analyzer:
     def frame(self, ts: float, link: int, buf, p: int, end: int, wire: int = 0, iface: int = 0) -> None:
         """One captured frame, buf[p:end]; `wire` is its length on the wire (0: as captured)."""
         self.frames += 1
-        self.link(ts, link, buf, p, end, p + wire if wire > end - p else end)
+        wend = p + wire if wire > end - p else end
+        if link == 1 and end - p >= 14 and buf[p + 12] == 8 and buf[p + 13] == 0:
+            return self.ipv4(ts, buf, p + 14, end, wend, None)      # Ethernet, IPv4: most frames
+        self.link(ts, link, buf, p, end, wend)
 
     def link(self, ts, link: int, buf, p: int, end: int, wend: int) -> None:
         if link == 1:

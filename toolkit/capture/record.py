@@ -166,5 +166,14 @@ def flow_row(d: dict, encap: bool = False) -> list:
     return row
 
 
+# numbers to the right (a column of sizes keeps its alignment when a "?" or "offload (N)" shows up)
+FLOW_ALIGN = ["left", "right", "left", "left", "right", "right", "right", "right", "right", "left", "right", "left",
+              "right", "left", "left"]
+
+
 def headers(encap: bool = False) -> List[str]:
     return FLOW_HEADERS[:4] + ["encapsulation"] + FLOW_HEADERS[4:] if encap else FLOW_HEADERS
+
+
+def colalign(encap: bool = False) -> List[str]:
+    return FLOW_ALIGN[:4] + ["left"] + FLOW_ALIGN[4:] if encap else FLOW_ALIGN

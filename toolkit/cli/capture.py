@@ -137,7 +137,7 @@ def _table(result, record) -> None:
         write(sys.stdout, safe(text) + "\n")
 
     encap = result.flows.encapsulated()
-    table((record.flow_row(f, encap) for f in result.judged()), record.headers(encap))
+    table((record.flow_row(f, encap) for f in result.judged()), record.headers(encap), colalign=record.colalign(encap))
     for f in result.fragments:
         line(f"fragments {f['src']} -> {f['dst']} {f['protocol']}: {f['fragments']} in {f['datagrams']} "
              f"datagram(s), largest {f['max_ip_len']} bytes, DF on {f['df_packets']}")
