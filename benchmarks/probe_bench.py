@@ -11,7 +11,7 @@ flushed in the client before each run so no tool profits from another's probes.
 
 With --repeat N it runs only mssdiag, N times back to back per scenario (route cache
 flushed each time), and counts the verdicts: how often the exact PMTU, how often a
-black hole and with what confidence, how often a PMTU below the expected one (issue 8:
+black hole and with what confidence, how often a PMTU below the expected one (e.g.
 `--repeat 20 ratelimit10 lossy30`). --mssdiag PATH runs another build of the prober
 (say an older checkout's .venv/bin/mssdiag) against the same lab.
 
@@ -21,7 +21,7 @@ time of one target; the routers' ICMP settings are printed with it (they are Lin
 defaults: what a real Linux router does to one prober).
 
 With --trace it runs `mssdiag probe --trace` beside scamper `trace -M` and tracepath on
-the same scenarios (issue 14): time, and per hop (TTL, address, the MTU that reached it)
+the same scenarios: time, and per hop (TTL, address, the MTU that reached it)
 how many hops each tool got right against what the lab is built to give. The routers
 limit the 'time exceeded' they send one prober (6 at once, then 1 a second), so the
 tools run 6 s apart.

@@ -48,7 +48,7 @@ def test_playbook_commands_are_the_platforms():
     assert commands.shipped_block(text) == commands.vars_block(), \
         "collect.yml is out of date: python -m toolkit.fleet.commands --write"
     table = commands.table()
-    assert set(table) == set(platforms.NAMES)
+    assert set(table) == set(platforms.names())
     assert table["vos"]["collect"] == "netstat -statistics -protocol ip"        # seed 004, Figure 6a
     assert table["linux"]["collect"].startswith("cat /proc/net/snmp")
     assert table["windows"]["collect"] == "netstat -s"

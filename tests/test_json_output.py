@@ -30,18 +30,13 @@ def stdlib(obj, **kw) -> str:
 
 
 def fast(obj):
-    """The one-line path, escaped whatever the text (no ASCII short cut)."""
-    return output._JSON_UNSAFE.sub(output._escape, output._one_line(obj))
+    """What `dumps` writes on one line."""
+    return output.dumps(obj)
 
 
 def fixture_files():
     return sorted(p for p in (FIXTURES / "netstat").rglob("*") if p.is_file() and p.suffix != ".json"
                   and p.name != "SOURCES.md") + sorted(p for p in (FIXTURES / "cases").rglob("*") if p.is_file())
-
-
-def test_the_one_line_path_is_in_use():
-    assert output._c_encoder is not None
-    assert output._one_line({"a": [1, None, "x"]}) == '{"a": [1, null, "x"]}'
 
 
 def test_every_fixture_snapshot_and_diff_is_the_same_text_either_way():
@@ -263,15 +258,6 @@ def test_an_indented_circular_value_is_refused():
     shared = {"x": [1]}
     obj = {"a": shared, "b": [shared, shared]}
     assert output.dumps(obj, indent=2) == stdlib(obj, indent=2)     # shared, not a loop
-
-
-def test_the_indented_path_is_in_use_and_walks_only_above_the_leaves(monkeypatch):
-    calls = []
-    real = output._walk
-    monkeypatch.setattr(output, "_walk", lambda o, *a: (calls.append(o), real(o, *a))[1])
-    obj = {"a": {"counters": {str(i): i for i in range(100)}}, "b": [[1, 2], ["x"]]}
-    assert output.dumps(obj, indent=2) == stdlib(obj, indent=2)
-    assert len(calls) < 10, "every value was walked in Python"
 
 
 def test_triage_json_is_the_standard_librarys_indented_text():

@@ -1,4 +1,4 @@
-"""`mssdiag lab` against damaged state, signals and unwritable output (issue 8).
+"""`mssdiag lab` against damaged state, signals and unwritable output.
 
 Every test keeps its labs in its own state directory (MSSDIAG_LAB_STATE), so `lab down`
 without a name never touches labs of other test runs. Tests that build namespaces need

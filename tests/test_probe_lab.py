@@ -62,7 +62,7 @@ def test_scenario_exact(name):
         d = out[0]
         check(d, L.expect)
         assert d["family"] == L.spec.family and d["address"] == L.target
-        # speed goals of issue 3 (sub-millisecond RTT), MSS checks included
+        # the prober's speed goals (sub-millisecond RTT), MSS checks included
         assert d["elapsed_s"] <= (3.0 if d["black_hole"] else 1.5), d["elapsed_s"]
         if name == "noecho":
             assert d["probe_method"] in ("udp", "tcp")
@@ -104,7 +104,7 @@ def test_not_fooled_by_loss_or_icmp_rate_limit(name):
 
 
 def test_slow_icmp_is_never_a_confident_black_hole():
-    """Issue 8: a router that lets one frag-needed out every 10 s. Two targets behind it
+    """A router that lets one frag-needed out every 10 s. Two targets behind it
     in one run: the one that got the router's ICMP vouches for the router, so the other's
     silence is rate limiting, never a black hole. Then back-to-back runs (route cache
     flushed, no evidence left): silence of ~1 s is reported, at most, as a medium-confidence
@@ -135,7 +135,7 @@ def test_slow_icmp_is_never_a_confident_black_hole():
 
 
 def test_heavy_loss_never_gives_a_pmtu_below_the_reported_mtu():
-    """Issue 8: 30 % of what the router forwards is lost, its frag-needed (MTU 1400)
+    """30 % of what the router forwards is lost, its frag-needed (MTU 1400)
     always gets out: the answer is 1400, never a size below it that loss made look too big."""
     with lab.scenario("lossy30") as L:
         for _ in range(8):
@@ -283,7 +283,7 @@ def test_lab_down_removes_everything():
 
 
 def test_unreachable_and_silent_targets_are_named_and_fail():
-    """Issue 8 / 7: a router's 'network unreachable' or 'administratively prohibited' is
+    """A router's 'network unreachable' or 'administratively prohibited' is
     named as such, a target that answers nothing is an error too: one stderr line each,
     exit 1 (nothing probed) or 3 (some targets were)."""
     with lab.scenario("bottleneck") as L:
@@ -351,7 +351,7 @@ def test_unwritable_stdout_is_one_line():
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux) to drop root")
 def test_not_root_recognises_a_legacy_host_with_timestamps():
-    """Issue 14: as uid 65534 only TCP_INFO is there; the legacy host's segments carry 12
+    """As uid 65534 only TCP_INFO is there; the legacy host's segments carry 12
     bytes of timestamps (rcv_mss 524), and it is still recognised as a 536 sender."""
     with tempfile.TemporaryDirectory(prefix="mssdiag-nobody-") as tmp:
         os.chmod(tmp, 0o755)

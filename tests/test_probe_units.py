@@ -101,7 +101,7 @@ WRONG = [
 
 @pytest.mark.parametrize("field,value,reason", WRONG, ids=[f"{f}-{i}" for i, (f, _v, _r) in enumerate(WRONG)])
 def test_saved_result_is_checked_field_by_field(field, value, reason):
-    """Issue 8: a saved probe is input from outside. Every field with a wrong type, NaN,
+    """A saved probe is input from outside. Every field with a wrong type, NaN,
     Infinity, a negative, huge or bool-for-int value is refused, naming field and reason."""
     with pytest.raises(ValueError) as exc:
         ProbeResult.from_dict({**GOOD, field: value})

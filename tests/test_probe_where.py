@@ -1,4 +1,4 @@
-"""Issue 14 without the network: the per-hop trace and the clamp locator on a path
+"""Without the network: the per-hop trace and the clamp locator on a path
 simulated in-process (routers with their own next-hop MTUs, 'time exceeded' budgets and
 quote lengths), the verdict texts, the unprivileged used-MSS accounting, the schema of
 the new result fields, and the struct-built packets against scapy's."""

@@ -1,4 +1,4 @@
-"""Issue 14 against real namespace networks: the per-hop MTUs of a three-router path, the
+"""Against real namespace networks: the per-hop MTUs of a three-router path, the
 black hole's bracket, the router that clamps the MSS, the PMTUD verdict of a target with
 PMTU discovery on, off and ignoring the message, the unprivileged legacy finding, and
 nothing left behind (the RST rule, after a normal end and after SIGINT/SIGTERM/SIGKILL;

@@ -37,7 +37,7 @@ from toolkit import platforms
 
 HOST_FILE = "host.toml"
 PEERS = ("local", "non-local")
-OS_NAMES = platforms.NAMES
+OS_NAMES = platforms.names()
 
 
 class HostFileError(ValueError):

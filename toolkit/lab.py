@@ -120,7 +120,7 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          mtus=(1500, 1400), family="ipv6",
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="fd00:1::1",
                      mss=dict(sent=1440, synack=1340, used=1328), codes={"pmtu-reduced"})),
-    # robustness cases beyond the seven of issue 3
+    # robustness: loss, rate-limited ICMP, old routers, a small local link
     Spec("lossy", "as bottleneck, and the router drops 10% of the packets it forwards (random loss)",
          mtus=(1500, 1400), router_rules=[loss(0.1)],
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
@@ -130,8 +130,8 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
     Spec("ratelimit", "as bottleneck, but the router sends at most one ICMP frag-needed a second",
          mtus=(1500, 1400), router_rules=LIMIT_FRAG_NEEDED,
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
-    # issue 8: slow ICMP is not a black hole, heavy loss never pulls the PMTU below what
-    # the router reported
+    # slow ICMP is not a black hole, heavy loss never pulls the PMTU below what the router
+    # reported
     Spec("ratelimit10", "as bottleneck, but the router sends at most one ICMP frag-needed every 10 s",
          mtus=(1500, 1400), router_rules=limit_frag_needed("6/minute"),
          expect=dict(pmtu=1400, pmtu_method="icmp", black_hole=False, hop="10.0.1.1")),
@@ -145,7 +145,7 @@ SCENARIOS: Dict[str, Spec] = {s.name: s for s in [
          mtus=(1300, 1500),
          expect=dict(pmtu=1300, pmtu_method="local", black_hole=False, hop=None,
                      mss=dict(sent=1260, synack=1460, used=1248), codes=set())),
-    # issue 14: where and whether
+    # where (per-hop MTUs, the clamping router) and whether (the target's PMTU discovery)
     Spec("trace3", "three routers, a different MTU after each: 1500 -> 1480 -> 1400 -> 1280",
          routers=3, mtus=(1500, 1480, 1400, 1280),
          expect=dict(pmtu=1280, pmtu_method="icmp", black_hole=False, hop="10.0.3.2",

@@ -30,25 +30,23 @@ def safe(value) -> str:
 
 
 def dumps(obj, indent=None, separators=None, level: int = 0) -> str:
-    """JSON text: non-ASCII kept readable, but C1 and bidi controls written as \\u escapes (\\u0085, \\u202e).
-
-    Byte for byte `json.dumps(obj, ensure_ascii=False, ...)` then those escapes; the one-line
-    form (every record of parse/diff --format json/jsonl) skips json.dumps' per-call set-up
-    (see `_one_line`), the indented form is made by the C encoder too (see `_indented`), and
-    ASCII text, which holds none of those characters but DEL, is not scanned. With `indent`,
-    `level` gives the text as it stands nested that deep in a larger document (every line
-    after the first `level` indents further in)."""
-    if indent is None and separators is None and _c_encoder:
-        text = _one_line(obj)
-    elif indent is not None and separators is None and _c_encoder:
-        text = _indented(obj, indent, level)
-    else:
-        text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
-        if indent is not None:
-            text = _nested(text, indent, level)
+    """`json.dumps(obj, ensure_ascii=False, ...)` with C1 and bidi controls written as \\u
+    escapes (\\u0085, \\u202e): non-ASCII stays readable. With `indent`, `level` gives the
+    text as it stands nested that deep in a larger document (every line after the first
+    `level` indents further in)."""
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    if indent is not None:
+        text = _nested(text, indent, level)
     if text.isascii() and "\x7f" not in text:
         return text
     return _JSON_UNSAFE.sub(_escape, text)
+
+
+def _nested(text: str, indent, level: int) -> str:
+    """json.dumps' indented `text` as it stands `level` deep in a larger document."""
+    if not level:
+        return text
+    return text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
 
 
 class Encoded:
@@ -61,141 +59,6 @@ class Encoded:
 
 def _escape(m) -> str:
     return f"\\u{ord(m.group(0)):04x}"
-
-
-try:
-    from json.encoder import c_make_encoder as _c_encoder, encode_basestring as _basestring
-except ImportError:         # pragma: no cover (CPython has the C accelerator)
-    _c_encoder = None
-_default = json.JSONEncoder().default      # the standard library's TypeError for what JSON cannot hold
-
-
-def _one_line(obj) -> str:
-    """What `json.dumps(obj, ensure_ascii=False)` returns, made by the same C encoder with the
-    same arguments, without building a JSONEncoder for each call (a third of the time for
-    a snapshot's record). A fresh `markers` each call: a circular value is still refused."""
-    return "".join(_c_encoder({}, _default, _basestring, None, ": ", ", ", False, False, True)(obj, 0))
-
-
-_CONTAINERS = (list, tuple, dict)
-
-
-def _indented(obj, indent, level: int = 0) -> str:
-    """What `json.dumps(obj, ensure_ascii=False, indent=indent)` returns, made mostly by the C
-    encoder. Python 3.11's C encoder ignores `indent` (json.dumps then encodes in Python, ~1 µs
-    a value), but its item separator is any text: a container holding no container is encoded
-    by it with ",\n" and the indent of its items as separator, then its brackets get their line
-    breaks; only the containers above those are walked here. Anything the standard library
-    would refuse, or raise about, goes to json.dumps itself, for its very error."""
-    if isinstance(indent, int):
-        indent = " " * indent
-    try:
-        parts: list = []
-        _walk(obj, indent, level, parts, {}, {})
-    except (TypeError, ValueError, RecursionError):
-        return _nested(json.dumps(obj, ensure_ascii=False, indent=indent), indent, level)
-    return "".join(parts)
-
-
-def _nested(text: str, indent, level: int) -> str:
-    """json.dumps' indented `text` as it stands `level` deep in a larger document."""
-    if not level:
-        return text
-    return text.replace("\n", "\n" + (" " * indent if isinstance(indent, int) else indent) * level)
-
-
-def _walk(o, indent: str, level: int, parts: list, markers: dict, leaves: dict) -> None:
-    """`o` encoded at `level` (json.encoder's _iterencode, in its order of type checks)."""
-    if isinstance(o, str):
-        parts.append(_basestring(o))
-    elif o is None:
-        parts.append("null")
-    elif o is True:
-        parts.append("true")
-    elif o is False:
-        parts.append("false")
-    elif isinstance(o, int):
-        parts.append(int.__repr__(o))
-    elif isinstance(o, float):
-        parts.append(_floatstr(o))
-    elif isinstance(o, (list, tuple, dict)):
-        is_dict = isinstance(o, dict)
-        if not o:
-            parts.append("{}" if is_dict else "[]")
-            return
-        inner = "\n" + indent * (level + 1)
-        values = o.values() if is_dict else o
-        for v in values:
-            if isinstance(v, _CONTAINERS) and v:
-                break
-        else:
-            # no container inside (but empty ones, `[]` and `{}` in either form): one call of
-            # the C encoder, items already on their lines
-            encode = leaves.get(level)
-            if encode is None:
-                encode = leaves[level] = _c_encoder(None, _default, _basestring, None, ": ", "," + inner,
-                                                    False, False, True)
-            text = "".join(encode(o, 0))
-            parts.append(text[0] + inner + text[1:-1] + "\n" + indent * level + text[-1])
-            return
-        key = id(o)
-        if key in markers:
-            raise ValueError("Circular reference detected")
-        markers[key] = o
-        if is_dict:
-            parts.append("{")
-            sep = inner
-            for k, v in o.items():
-                if isinstance(k, str):
-                    pass
-                elif isinstance(k, float):
-                    k = _floatstr(k)
-                elif k is True:
-                    k = "true"
-                elif k is False:
-                    k = "false"
-                elif k is None:
-                    k = "null"
-                elif isinstance(k, int):
-                    k = int.__repr__(k)
-                else:
-                    raise TypeError("keys must be str, int, float, bool or None")
-                t = type(v)     # plain values written here: a call of _walk each was most of the time
-                if t is str:
-                    parts.append(sep + _basestring(k) + ": " + _basestring(v))
-                elif v is None:
-                    parts.append(sep + _basestring(k) + ": null")
-                elif t is int:
-                    parts.append(sep + _basestring(k) + ": " + int.__repr__(v))
-                else:
-                    parts.append(sep + _basestring(k) + ": ")
-                    _walk(v, indent, level + 1, parts, markers, leaves)
-                sep = "," + inner
-            parts.append("\n" + indent * level + "}")
-        else:
-            parts.append("[")
-            sep = inner
-            for v in o:
-                if type(v) is str:
-                    parts.append(sep + _basestring(v))
-                else:
-                    parts.append(sep)
-                    _walk(v, indent, level + 1, parts, markers, leaves)
-                sep = "," + inner
-            parts.append("\n" + indent * level + "]")
-        del markers[key]
-    else:
-        raise TypeError("not JSON serializable")      # json.dumps says which type
-
-
-def _floatstr(o: float) -> str:
-    if o != o:
-        return "NaN"
-    if o == float("inf"):
-        return "Infinity"
-    if o == -float("inf"):
-        return "-Infinity"
-    return float.__repr__(o)
 
 
 class Interrupted(Exception):

@@ -15,12 +15,13 @@ or sent back by a --jobs worker: pickling drops its shape) gets None, and output
 """
 from __future__ import annotations
 
+import json
 import re
 from operator import itemgetter
 from types import SimpleNamespace
 from typing import Optional
 
-from toolkit.output import _basestring, dumps
+from toolkit.output import dumps
 
 
 _GROUP = 7_310_000_000_000_000         # + group index: a sentinel number (16 digits)
@@ -59,7 +60,7 @@ def _text(value) -> str:
     if value is None:
         return "null"
     if value.isascii() and "\x7f" not in value:
-        return _basestring(value)
+        return json.dumps(value, ensure_ascii=False)
     return dumps(value)
 
 

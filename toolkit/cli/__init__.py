@@ -1,9 +1,7 @@
 """The mssdiag command line: thin typer wrappers over the library, one module per group."""
-from __future__ import annotations
 
 import signal
 import sys
-from typing import Optional
 
 import typer
 
@@ -24,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -35,8 +34,8 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def root(version: Optional[bool] = typer.Option(
-        None, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
+def root(version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")) -> None:
     """Diagnose TCP MSS, path MTU and IP fragmentation problems."""
 
 

@@ -1,5 +1,4 @@
 """`mssdiag audit run | report | reparse`: periodic audits with a history (docs/audit.md)."""
-from __future__ import annotations
 
 import os
 import signal
@@ -96,15 +95,13 @@ def run(
 
     Examples:
 
-      mssdiag audit run /var/log/netstat/ --prom-file /var/lib/prometheus/node-exporter/mssdiag.prom
-
-      mssdiag audit run --local --nagios -w reasm_fails_per_h=1 -c reasm_fails_per_h=10
-
-      mssdiag audit run fleet/2026-03-03T0900Z/ --checkmk
-
-      mssdiag audit run --probe 192.0.2.10 --port 23 --jsonl >> audit.jsonl
-
-      */15 * * * * mssdiag audit run --local --keep 90d --prom-file /var/lib/node_exporter/mssdiag.prom
+    ```
+    mssdiag audit run /var/log/netstat/ --prom-file /var/lib/prometheus/node-exporter/mssdiag.prom
+    mssdiag audit run --local --nagios -w reasm_fails_per_h=1 -c reasm_fails_per_h=10
+    mssdiag audit run fleet/2026-03-03T0900Z/ --checkmk
+    mssdiag audit run --probe 192.0.2.10 --port 23 --jsonl >> audit.jsonl
+    */15 * * * * mssdiag audit run --local --keep 90d --prom-file /var/lib/node_exporter/mssdiag.prom
+    ```
 
     Exit status without --nagios/--checkmk: 0 all OK; 1 nothing could be read, or the store
     or lock failed; 2 bad usage; 3 some inputs could not be read; 4 a host has an open
@@ -282,11 +279,11 @@ def report(
 
     Examples:
 
-      mssdiag audit report --since 7d
-
-      mssdiag audit report --host web1 --format md
-
-      mssdiag audit report --since 30d --format html -o audit.html
+    ```
+    mssdiag audit report --since 7d
+    mssdiag audit report --host web1 --format md
+    mssdiag audit report --since 30d --format html -o audit.html
+    ```
 
     Exit status: 0 report written; 1 the store cannot be read; 2 bad usage.
     """
@@ -345,9 +342,10 @@ def reparse(
 
     Examples:
 
-      mssdiag audit reparse
-
-      mssdiag audit reparse --all --host vos1
+    ```
+    mssdiag audit reparse
+    mssdiag audit reparse --all --host vos1
+    ```
 
     Exit status: 0 done; 1 the store cannot be used; 2 bad usage; 3 some snapshots could
     not be read again (they keep their old values).

@@ -1,5 +1,4 @@
 """`mssdiag calc`: the numbers alone (MSS from MTU, transfers, BDP, Mathis bound)."""
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Callable, Optional, TypeVar
@@ -54,7 +53,11 @@ def mss(mtu: Annotated[str, typer.Option("--mtu", help="Carrier MTU in bytes (th
         as_json: Annotated[bool, JSON] = False) -> None:
     """MSS for an MTU after encapsulations, and the per-segment overhead.
 
-    Example: mssdiag calc mss --mtu 1500 --encap pppoe,vlan
+    Example:
+
+    ```
+    mssdiag calc mss --mtu 1500 --encap pppoe,vlan
+    ```
     """
     from toolkit import calc as c
     from toolkit.platforms import vos
@@ -85,7 +88,11 @@ def transfer(mss: Annotated[str, typer.Option("--mss", help="MSS, or two to comp
              as_json: Annotated[bool, JSON] = False) -> None:
     """Packets and bytes (both ways, ACKs included) for one transfer, as in Table 1 of Stratus "Tuning your MSS".
 
-    Example: mssdiag calc transfer --size 1MB --mss 536,1460
+    Example:
+
+    ```
+    mssdiag calc transfer --size 1MB --mss 536,1460
+    ```
     """
     from toolkit import calc as c
     n = _parse("--size", size, c.parse_size)
@@ -116,7 +123,11 @@ def bdp(bandwidth: Annotated[str, typer.Option("--bandwidth", help="Link rate: 1
         as_json: Annotated[bool, JSON] = False) -> None:
     """Bandwidth-delay product and TCP buffer sizes, with the Linux sysctl lines (as the "BDP and TCP buffer size" lab computes them).
 
-    Example: mssdiag calc bdp --bandwidth 10G --rtt 20ms
+    Example:
+
+    ```
+    mssdiag calc bdp --bandwidth 10G --rtt 20ms
+    ```
     """
     from toolkit import calc as c
     bw = _parse("--bandwidth", bandwidth, c.parse_rate)
@@ -139,7 +150,11 @@ def mathis(mss: Annotated[str, typer.Option("--mss", help="MSS in bytes.")],
            as_json: Annotated[bool, JSON] = False) -> None:
     """Upper bound on one TCP flow: MSS/RTT x 1/sqrt(loss) (the Mathis bound).
 
-    Example: mssdiag calc mathis --mss 1460 --rtt 50ms --loss 0.0001
+    Example:
+
+    ```
+    mssdiag calc mathis --mss 1460 --rtt 50ms --loss 0.0001
+    ```
     """
     from toolkit import calc as c
     m = _parse("--mss", mss, lambda s: _whole(s, "not an MSS in bytes", 1))

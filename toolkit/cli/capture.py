@@ -1,5 +1,4 @@
 """`mssdiag capture`: offline captures (pcap, pcapng, snoop, VOS packet_monitor text)."""
-from __future__ import annotations
 
 import os
 import sys
@@ -31,11 +30,11 @@ def capture(
 
     Examples:
 
-      mssdiag capture client.pcap
-
-      mssdiag capture inside.pcapng --second outside.pcap --json
-
-      mssdiag capture stcp_trace.txt --export-pcap stcp_trace.pcap
+    ```
+    mssdiag capture client.pcap
+    mssdiag capture inside.pcapng --second outside.pcap --json
+    mssdiag capture stcp_trace.txt --export-pcap stcp_trace.pcap
+    ```
 
     Exit status: 0 every input read; 1 nothing could be read; 2 bad usage; 3 some inputs could not be read (or only in part; the rest is printed).
     """

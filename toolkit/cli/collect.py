@@ -1,6 +1,5 @@
 """`mssdiag collect`: one Linux host's evidence in one case directory or archive (the work:
 toolkit/collect.py, toolkit/redact.py)."""
-from __future__ import annotations
 
 import os
 import sys

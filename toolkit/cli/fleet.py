@@ -1,6 +1,5 @@
 """`mssdiag fleet collect | probe | playbook`: many hosts through Ansible, into the audit store
 (docs/fleet.md). Ansible runs as a subprocess: nothing of it is imported here."""
-from __future__ import annotations
 
 import os
 import shutil
@@ -170,7 +169,7 @@ def collect(
     store: Optional[str] = typer.Option(None, "--store", metavar="FILE", help="The audit store (default "
                                         "$MSSDIAG_STORE, else $XDG_STATE_HOME/mssdiag/audit.sqlite)."),
     config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="Audit thresholds (as audit run)."),
-    keep: Optional[str] = typer.Option(None, "--dir", metavar="DIR", help="Keep each run's files in DIR/<UTC time>/ "
+    keep: Optional[str] = typer.Option(None, "--dir", metavar="DIR", help="Keep each run's files in `DIR/<UTC time>/` "
                                        "(default: a temporary directory, removed once stored)."),
     timeout: int = typer.Option(120, "--timeout", min=1, metavar="S", help="Seconds each host's command may take."),
     jsonl: bool = typer.Option(False, "--jsonl", help="JSON Lines of what was stored (as audit run --jsonl)."),
@@ -190,13 +189,12 @@ def collect(
 
     Examples:
 
-      mssdiag fleet collect -i inventory.yml
-
-      mssdiag fleet collect -i inventory.yml --limit 'legacy:!vos3' --forks 50
-
-      mssdiag fleet collect -i hosts.ini --dir /srv/mssdiag/fleet --ansible-args '-u audit --private-key ~/.ssh/audit'
-
-      */15 * * * * mssdiag fleet collect -i /etc/mssdiag/inventory.yml --forks 50 --prom-file /var/lib/node_exporter/mssdiag.prom
+    ```
+    mssdiag fleet collect -i inventory.yml
+    mssdiag fleet collect -i inventory.yml --limit 'legacy:!vos3' --forks 50
+    mssdiag fleet collect -i hosts.ini --dir /srv/mssdiag/fleet --ansible-args '-u audit --private-key ~/.ssh/audit'
+    */15 * * * * mssdiag fleet collect -i /etc/mssdiag/inventory.yml --forks 50 --prom-file /var/lib/node_exporter/mssdiag.prom
+    ```
 
     Exit status: 0 every host stored and OK; 1 nothing collected (Ansible missing or
     failed, no host matched) or the store failed; 2 bad usage; 3 some hosts failed or
@@ -233,10 +231,10 @@ def probe(
     venv: Optional[str] = typer.Option(None, "--venv", metavar="PATH", help="Where mssdiag is installed on the "
                                        "vantages (default /opt/mssdiag, or the mssdiag_venv variable)."),
     no_install: bool = typer.Option(False, "--no-install", help="Use the mssdiag already on the vantages "
-                                    "(mssdiag_bin, else <venv>/bin/mssdiag)."),
+                                    "(mssdiag_bin, else `<venv>/bin/mssdiag`)."),
     store: Optional[str] = typer.Option(None, "--store", metavar="FILE", help="The audit store (as audit run)."),
     config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="Audit thresholds (as audit run)."),
-    keep: Optional[str] = typer.Option(None, "--dir", metavar="DIR", help="Keep each run's files in DIR/<UTC time>/."),
+    keep: Optional[str] = typer.Option(None, "--dir", metavar="DIR", help="Keep each run's files in `DIR/<UTC time>/`."),
     timeout: int = typer.Option(600, "--timeout", min=1, metavar="S", help="Seconds each vantage's probe may take."),
     as_json: bool = typer.Option(False, "--json", help="JSON Lines: each result with its vantage."),
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME", help="Stamp the results with this ISO 8601 time."),
@@ -253,11 +251,11 @@ def probe(
 
     Examples:
 
-      mssdiag fleet probe -i inventory.yml --vantage probes 10.20.0.5 vos1.example.net
-
-      mssdiag fleet probe -i inventory.yml --vantage 'probes:&dc2' --port 23 10.20.0.5
-
-      mssdiag fleet probe -i inventory.yml --vantage probes --wheels /srv/wheels 10.20.0.5
+    ```
+    mssdiag fleet probe -i inventory.yml --vantage probes 10.20.0.5 vos1.example.net
+    mssdiag fleet probe -i inventory.yml --vantage 'probes:&dc2' --port 23 10.20.0.5
+    mssdiag fleet probe -i inventory.yml --vantage probes --wheels /srv/wheels 10.20.0.5
+    ```
 
     Exit status: 0 every vantage probed and no open warning or critical event; 1 no vantage
     could probe; 2 bad usage; 3 some vantages failed (the others are stored); 4 an open
@@ -345,16 +343,16 @@ def playbook(
     """Print a shipped playbook and the environment to run it by hand (AWX, Tower, cron).
 
     The callback plugin (callback_plugins/ beside the playbook) is loaded by Ansible on its
-    own and writes <dir>/<host>--<UTC time>.txt and index.jsonl into $MSSDIAG_FLEET_DIR;
+    own and writes `<dir>/<host>--<UTC time>.txt` and index.jsonl into $MSSDIAG_FLEET_DIR;
     `mssdiag audit run DIR` stores the directory.
 
     Examples:
 
-      mssdiag fleet playbook > collect.yml
-
-      eval "$(mssdiag fleet playbook --env)"; ansible-playbook -i inventory.yml "$MSSDIAG_PLAYBOOK"
-
-      mssdiag fleet playbook --copy-to ~/awx-project/
+    ```
+    mssdiag fleet playbook > collect.yml
+    eval "$(mssdiag fleet playbook --env)"; ansible-playbook -i inventory.yml "$MSSDIAG_PLAYBOOK"
+    mssdiag fleet playbook --copy-to ~/awx-project/
+    ```
     """
     from toolkit.fleet import CALLBACKS, CONTENT, ENV_DIR
     if which not in ("collect", "probe"):

@@ -5,7 +5,6 @@ become one stderr line and an exit code, never a traceback or a half-written lin
     with guard.clean_end("probe", detail=lambda: f" after {done} of {n} targets"):
         guard.STDOUT.write(line)
 """
-from __future__ import annotations
 
 import contextlib
 import os

@@ -1,8 +1,8 @@
 """`mssdiag lab up|down|list`: scenario networks in namespaces, to reproduce a case by hand."""
-from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from typing import Optional
@@ -13,15 +13,13 @@ from toolkit.cli import guard
 from toolkit.output import error
 
 app = typer.Typer(help="Build scenario networks (client, router, target) in network namespaces.\n\n"
-                       "Examples: mssdiag lab list; mssdiag lab up blackhole; mssdiag lab down mssd1a2b3c",
+                       "Examples:\n\n```\nmssdiag lab list\nmssdiag lab up blackhole\nmssdiag lab down mssd1a2b3c\n```",
                   no_args_is_help=True)
 
 
 def self_command() -> str:
     """How to run this very mssdiag again from a root shell: the full path of the running
     script (a .venv install is not on root's PATH), or `python -m toolkit`."""
-    import shlex              # here, not at the top: every mssdiag run loads this module
-
     argv0 = sys.argv[0] if sys.argv else ""
     if not argv0 or argv0 == "-c" or os.path.basename(argv0) == "__main__.py":
         return f"{shlex.quote(sys.executable)} -m toolkit"
@@ -63,8 +61,9 @@ def list_(as_json: bool = typer.Option(False, "--json", help="The labs as a JSON
 @app.command()
 def up(scenario: str = typer.Argument(..., metavar="SCENARIO"),
        as_json: bool = typer.Option(False, "--json", help="Print the lab description as JSON.")) -> None:
-    """Build SCENARIO and leave it running (remove it with `mssdiag lab down`). Interrupted
-    (SIGINT, SIGTERM, SIGHUP), it removes what it had built."""
+    """Build SCENARIO and leave it running (remove it with `mssdiag lab down`).
+
+    Interrupted (SIGINT, SIGTERM, SIGHUP), it removes what it had built."""
     from toolkit import lab
     with guard.clean_end("lab up", lambda: f" while building {scenario}; what was built is removed"):
         try:
@@ -87,8 +86,9 @@ def up(scenario: str = typer.Argument(..., metavar="SCENARIO"),
 @app.command()
 def down(prefix: Optional[str] = typer.Argument(None, metavar="[LAB]",
                                                 help="Lab name from `lab up`; all recorded labs when omitted.")) -> None:
-    """Remove a lab (or every lab recorded in the lab state). A lab whose state file is
-    damaged or lost is still removed by name, from its namespaces."""
+    """Remove a lab (or every lab recorded in the lab state).
+
+    A lab whose state file is damaged or lost is still removed by name, from its namespaces."""
     from toolkit import lab
     with guard.clean_end("lab down"):
         if prefix is not None and not lab.is_prefix(prefix):

@@ -1,5 +1,4 @@
 """`mssdiag parse` and `mssdiag diff`: offline netstat dumps."""
-from __future__ import annotations
 
 import sys
 from typing import Annotated, Iterator, List, Optional
@@ -136,17 +135,16 @@ def parse(paths: Annotated[List[str], PATHS], os_name: Annotated[Optional[str], 
 
     Counters use IP-MIB names: ReasmReqds (fragments needing reassembly), ReasmOKs
     (datagrams reassembled), ReasmFails, ReasmTimeout, FragOKs, FragFails, FragCreates.
-    `-` means the OS never prints that counter (or the excerpt left it out).
+    A dash means the OS never prints that counter (or the excerpt left it out).
 
     Examples:
 
-      mssdiag parse dump.txt
-
-      ssh host netstat -s | mssdiag parse - --json
-
-      mssdiag parse tickets/ --format jsonl > counters.jsonl
-
-      mssdiag parse collected/ --jobs 0 --format jsonl > all.jsonl
+    ```
+    mssdiag parse dump.txt
+    ssh host netstat -s | mssdiag parse - --json
+    mssdiag parse tickets/ --format jsonl > counters.jsonl
+    mssdiag parse collected/ --jobs 0 --format jsonl > all.jsonl
+    ```
 
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).
@@ -184,9 +182,10 @@ def diff(paths: Annotated[List[str], PATHS], os_name: Annotated[Optional[str], O
 
     Examples:
 
-      mssdiag diff before.txt after.txt
-
-      mssdiag diff cron-netstat.log --json
+    ```
+    mssdiag diff before.txt after.txt
+    mssdiag diff cron-netstat.log --json
+    ```
 
     Exit status: 0 every input parsed; 1 nothing could be parsed; 2 bad usage;
     3 some inputs could not be parsed (the others were, and their results are printed).

@@ -1,5 +1,4 @@
 """Option values that several commands check alike: --jobs, --port and --send."""
-from __future__ import annotations
 
 import codecs
 from typing import List, Optional

@@ -1,5 +1,4 @@
 """`mssdiag probe`: path MTU, PMTUD black holes and the MSS a live host advertises and uses."""
-from __future__ import annotations
 
 import json
 import sys
@@ -111,15 +110,13 @@ def probe(targets: List[str] = typer.Argument(..., metavar="TARGET...", help="Ho
 
     Examples:
 
-      mssdiag probe 192.0.2.10 --port 23
-
-      mssdiag probe web1 web2 --port 80 --send 'GET / HTTP/1.0\\r\\n\\r\\n' --json
-
-      mssdiag probe 10.1.2.3 --icmp-wait 10
-
-      mssdiag probe 10.1.2.3 --trace --port 23
-
-      mssdiag probe vos1 --port 21 --pmtud-check
+    ```
+    mssdiag probe 192.0.2.10 --port 23
+    mssdiag probe web1 web2 --port 80 --send 'GET / HTTP/1.0\\r\\n\\r\\n' --json
+    mssdiag probe 10.1.2.3 --icmp-wait 10
+    mssdiag probe 10.1.2.3 --trace --port 23
+    mssdiag probe vos1 --port 21 --pmtud-check
+    ```
     """
     ports, text = ports_and_text(port, send)
     if ipv4 and ipv6:

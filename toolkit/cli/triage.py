@@ -1,5 +1,4 @@
 """`mssdiag triage`: per-host findings and recommendations from dumps, probes and host facts."""
-from __future__ import annotations
 
 import sys
 from typing import Annotated, List, Optional
@@ -61,17 +60,14 @@ def triage(
 
     Examples:
 
-      mssdiag triage fixtures/cases/demo/vos-host
-
-      mssdiag triage before.txt after.txt --os vos --release 14.6 --peer non-local
-
-      mssdiag triage ticket-4711/ --host web1
-
-      mssdiag triage probe.json --bandwidth 10G --rtt 20ms --format md -o ticket.md
-
-      mssdiag triage cases/ --format html -o report.html
-
-      mssdiag triage collected/ --jobs 0 --json -o fleet.json
+    ```
+    mssdiag triage fixtures/cases/demo/vos-host
+    mssdiag triage before.txt after.txt --os vos --release 14.6 --peer non-local
+    mssdiag triage ticket-4711/ --host web1
+    mssdiag triage probe.json --bandwidth 10G --rtt 20ms --format md -o ticket.md
+    mssdiag triage cases/ --format html -o report.html
+    mssdiag triage collected/ --jobs 0 --json -o fleet.json
+    ```
 
     Exit status: 0 no problem found; 1 nothing could be read; 2 bad usage;
     3 some inputs could not be read; 4 at least one finding of severity "problem".

@@ -21,7 +21,7 @@ END = "    # END mssdiag_commands"
 def table() -> Dict[str, Dict[str, Optional[str]]]:
     """{os: {"collect": command, "boot": command or None}} for every host platform."""
     out = {}
-    for name in platforms.NAMES:
+    for name in platforms.names():
         module = platforms.get(name)
         collect = getattr(module, "COLLECT", None)
         if collect:

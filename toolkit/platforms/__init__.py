@@ -16,6 +16,7 @@ VOS, TCP_OS, FTX) it is quoted exactly.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import re
@@ -23,22 +24,12 @@ from types import ModuleType
 
 from typing import Dict, Optional, Tuple
 
-def _names() -> Tuple[str, ...]:
+@functools.lru_cache(maxsize=None)
+def names() -> Tuple[str, ...]:
     """Host platforms: parsers that have tuning knowledge here. Device parsers (cisco,
-    huawei, snmp) have none: a router gets network advice, not host commands. Found on
-    first use (as `NAMES`): importing every parser is not for a run that needs one module."""
-    names = globals().get("NAMES")
-    if names is None:
-        import parsers
-        names = globals()["NAMES"] = tuple(n for n in parsers.names()
-                                           if importlib.util.find_spec(f"{__name__}.{n}") is not None)
-    return names
-
-
-def __getattr__(name: str):
-    if name == "NAMES":
-        return _names()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    huawei, snmp) have none: a router gets network advice, not host commands."""
+    import parsers
+    return tuple(n for n in parsers.names() if importlib.util.find_spec(f"{__name__}.{n}") is not None)
 
 
 def release_tuple(release: Optional[str]) -> Optional[Tuple[int, ...]]:
@@ -64,7 +55,7 @@ _CACHE: Dict[str, ModuleType] = {}
 
 def get(name: Optional[str]) -> Optional[ModuleType]:
     """The platform module for an OS name (parser META.name), or None for an unknown OS."""
-    if not name or name.lower() not in _names():
+    if not name or name.lower() not in names():
         return None
     key = name.lower()
     if key not in _CACHE:

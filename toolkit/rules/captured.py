@@ -34,7 +34,7 @@ def findings(host) -> List[Finding]:
 def _legacy_recs(path_mtu: int = 1500) -> List[Recommendation]:
     """What raises a legacy default, from every platform whose stack has one."""
     out: List[Recommendation] = []
-    for name in platforms.NAMES:
+    for name in platforms.names():
         plat = platforms.get(name)
         if plat is not None and plat.default_mss(None, False)[0] is not None:
             out += plat.raise_mss(path_mtu, None)
