@@ -42,6 +42,7 @@ from tabulate import tabulate
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "fixtures" / "captures" / "lab" / "bottleneck_client_upload_offloads_off.pcap"
 PYTHON = sys.executable
+MSSDIAG = str(Path(PYTHON).parent / "mssdiag")
 
 
 def frames(path: Path):
@@ -150,16 +151,17 @@ def measure(tools, runs: int, packets: int, mib: float):
                 print(f"{label}: exit {code}: {err.strip()[-300:]}", file=sys.stderr)
             got[label].append((s, cpu, r))
             loads.append(os.getloadavg()[0])
-    rows = []
+    rows, medians = [], []
     for label, _, _ in tools:
         secs = [g[0] for g in got[label]]
         s, cpu = statistics.median(secs), statistics.median(g[1] for g in got[label])
+        medians.append((label, s, cpu))
         rows.append([label, round(mib, 1), round(s, 1), f"{min(secs):.1f}-{max(secs):.1f}", round(cpu, 1),
                      round(packets / s), round(mib / s, 1), round(max(g[2] for g in got[label]), 1)])
-    base = next((r for r in rows if r[0].startswith("tshark")), None)
-    for r in rows:
-        r.append(round(base[2] / r[2], 1) if base else None)
-        r.append(round(base[4] / r[4], 1) if base else None)
+    base = next((m for m in medians if m[0].startswith("tshark")), None)
+    for r, (_, s, cpu) in zip(rows, medians):
+        r.append(round(base[1] / s, 1) if base else None)
+        r.append(round(base[2] / cpu, 1) if base and cpu else None)
     return rows, (round(min(loads), 1), round(max(loads), 1))
 
 
@@ -176,8 +178,12 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     ap.add_argument("--dir", default="/tmp")
+    ap.add_argument("--mssdiag", default=MSSDIAG,
+                    help="the mssdiag to time (another checkout's, to compare; default this virtualenv's, "
+                    "whose library is then timed too)")
+    ap.add_argument("--no-peers", action="store_true", help="time mssdiag only (not tshark, tcptrace)")
     args = ap.parse_args()
-    mssdiag = str(Path(PYTHON).parent / "mssdiag")
+    mssdiag = args.mssdiag
     report = {"python": platform.python_version(), "cores": os.cpu_count(), "runs": args.runs, "cases": {}}
     if args.case in ("stream", "all"):
         path = Path(args.dir) / "mssdiag-capture-bench.pcap"
@@ -185,12 +191,13 @@ def main() -> None:
         packets = build(path, args.size * 2 ** 20)
         mib = path.stat().st_size / 2 ** 20
         print(f"built {path}: {mib:.0f} MiB, {packets} packets in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-        tools = [("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE),
-                 ("toolkit.capture.analyze (library)", [PYTHON, "-c", LIB, str(path)], subprocess.PIPE)]
-        if shutil.which("tshark"):
+        tools = [("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE)]
+        if mssdiag == MSSDIAG:
+            tools.append(("toolkit.capture.analyze (library)", [PYTHON, "-c", LIB, str(path)], subprocess.PIPE))
+        if shutil.which("tshark") and not args.no_peers:
             tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
                                                                "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
-        if shutil.which("tcptrace"):
+        if shutil.which("tcptrace") and not args.no_peers:
             tools.append(("tcptrace -l", ["tcptrace", "-l", "-n", str(path)], subprocess.PIPE))
         rows, load = measure(tools, args.runs, packets, mib)
         print(f"one connection, {packets} packets ({mib:.0f} MiB), reassembly on; load average {load[0]}-{load[1]}:")
@@ -205,7 +212,7 @@ def main() -> None:
         mib = path.stat().st_size / 2 ** 20
         tools = [("mssdiag capture -q (table)", [mssdiag, "capture", "-q", str(path)], subprocess.PIPE),
                  ("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE)]
-        if shutil.which("tshark"):
+        if shutil.which("tshark") and not args.no_peers:
             tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
                                                                "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
         rows, load = measure(tools, args.runs, packets, mib)
