@@ -35,7 +35,7 @@ _HL = struct.Struct("<H").unpack_from
 _I = struct.Struct("!I").unpack_from
 _IL = struct.Struct("<I").unpack_from
 _V4 = struct.Struct("!BBHHHBB").unpack_from          # ver/ihl, tos, len, id, frag, ttl, proto
-_TCP = struct.Struct("!HHIIH").unpack_from            # ports, seq, ack, off/flags
+_TCP = struct.Struct("!4xIIH").unpack_from           # seq, ack, off/flags (after the ports)
 _PORTS_SEQ = struct.Struct("!HHI").unpack_from
 V6_EXT = frozenset((0, 43, 60, 51, 135, 139, 140, 253, 254))
 NULL_AF = {2: 4, 10: 6, 24: 6, 28: 6, 30: 6}
@@ -612,7 +612,7 @@ class Analyzer:
                     self.F[f * FW + SHORT] += 1
                     return
             return self._skip("cut by snaplen: TCP header")
-        sport, dport, seq, ack, offflags = _TCP(buf, t)
+        seq, ack, offflags = _TCP(buf, t)
         doff = (offflags >> 12) * 4
         flags = offflags & 0x1FF
         key = addrs + buf[t:t + 4]
