@@ -16,8 +16,12 @@ the table and for --json.
     .venv/bin/python benchmarks/capture_bench.py --case stream --size 256 --runs 1
     .venv/bin/python benchmarks/capture_bench.py --case syns --syns 1000000 --runs 1 --json
 
-Each tool runs as its own process; peak RSS is the child's ru_maxrss. --json prints the
-figures as one JSON object after the tables.
+Each tool runs as its own process, the tools taking turns run after run; seconds are wall
+time (median, and the spread of the runs), CPU seconds the child's user + system time, which
+a machine shared with other work inflates far less than the wall time; peak RSS is the
+child's ru_maxrss; the load average before and after each run is printed with the table.
+--json prints the figures as one JSON object after the tables. tcptrace is left out of the
+SYN case: it keeps about 8 KB a connection (834 MiB for 100,000 SYNs).
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ from tabulate import tabulate
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "fixtures" / "captures" / "lab" / "bottleneck_client_upload_offloads_off.pcap"
 PYTHON = sys.executable
+MSSDIAG = str(Path(PYTHON).parent / "mssdiag")
 
 
 def frames(path: Path):
@@ -118,6 +123,7 @@ def _checksum(header: bytes) -> int:
 
 
 def run(argv, stdout=subprocess.DEVNULL):
+    """(wall seconds, CPU seconds, peak RSS MiB, exit code, stderr) of one process."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
     if stdout == subprocess.PIPE:
@@ -126,7 +132,7 @@ def run(argv, stdout=subprocess.DEVNULL):
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")
-    return seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
 
 
 LIB = ("import sys\nfrom toolkit import capture\nr = capture.analyze([sys.argv[1]])\n"
@@ -134,24 +140,33 @@ LIB = ("import sys\nfrom toolkit import capture\nr = capture.analyze([sys.argv[1
 
 
 def measure(tools, runs: int, packets: int, mib: float):
-    rows = []
-    for label, argv, out in tools:
-        secs, rss = [], []
-        for _ in range(runs):
-            s, r, code, err = run(argv, out)
+    """Each tool `runs` times, the tools taking turns (a load that comes and goes falls on all of
+    them alike); medians of wall and CPU seconds, the spread of the wall seconds."""
+    got = {label: [] for label, _, _ in tools}
+    loads = [os.getloadavg()[0]]
+    for _ in range(runs):
+        for label, argv, out in tools:
+            s, cpu, r, code, err = run(argv, out)
             if code != 0:
                 print(f"{label}: exit {code}: {err.strip()[-300:]}", file=sys.stderr)
-            secs.append(s)
-            rss.append(r)
-        s = statistics.median(secs)
-        rows.append([label, round(mib, 1), round(s, 1), round(packets / s), round(mib / s, 1), round(max(rss), 1)])
-    base = next((r[2] for r in rows if r[0].startswith("tshark")), None)
-    for r in rows:
-        r.append(round(base / r[2], 1) if base else None)
-    return rows
+            got[label].append((s, cpu, r))
+            loads.append(os.getloadavg()[0])
+    rows, medians = [], []
+    for label, _, _ in tools:
+        secs = [g[0] for g in got[label]]
+        s, cpu = statistics.median(secs), statistics.median(g[1] for g in got[label])
+        medians.append((label, s, cpu))
+        rows.append([label, round(mib, 1), round(s, 1), f"{min(secs):.1f}-{max(secs):.1f}", round(cpu, 1),
+                     round(packets / s), round(mib / s, 1), round(max(g[2] for g in got[label]), 1)])
+    base = next((m for m in medians if m[0].startswith("tshark")), None)
+    for r, (_, s, cpu) in zip(rows, medians):
+        r.append(round(base[1] / s, 1) if base else None)
+        r.append(round(base[2] / cpu, 1) if base and cpu else None)
+    return rows, (round(min(loads), 1), round(max(loads), 1))
 
 
-HEADERS = ["tool", "MiB", "seconds", "packets/s", "MiB/s", "peak RSS MiB", "x tshark"]
+HEADERS = ["tool", "MiB", "seconds", "spread", "CPU seconds", "packets/s", "MiB/s", "peak RSS MiB", "x tshark",
+           "x tshark CPU"]
 
 
 def main() -> None:
@@ -163,8 +178,12 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     ap.add_argument("--dir", default="/tmp")
+    ap.add_argument("--mssdiag", default=MSSDIAG,
+                    help="the mssdiag to time (another checkout's, to compare; default this virtualenv's, "
+                    "whose library is then timed too)")
+    ap.add_argument("--no-peers", action="store_true", help="time mssdiag only (not tshark, tcptrace)")
     args = ap.parse_args()
-    mssdiag = str(Path(PYTHON).parent / "mssdiag")
+    mssdiag = args.mssdiag
     report = {"python": platform.python_version(), "cores": os.cpu_count(), "runs": args.runs, "cases": {}}
     if args.case in ("stream", "all"):
         path = Path(args.dir) / "mssdiag-capture-bench.pcap"
@@ -172,17 +191,18 @@ def main() -> None:
         packets = build(path, args.size * 2 ** 20)
         mib = path.stat().st_size / 2 ** 20
         print(f"built {path}: {mib:.0f} MiB, {packets} packets in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-        tools = [("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE),
-                 ("toolkit.capture.analyze (library)", [PYTHON, "-c", LIB, str(path)], subprocess.PIPE)]
-        if shutil.which("tshark"):
+        tools = [("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE)]
+        if mssdiag == MSSDIAG:
+            tools.append(("toolkit.capture.analyze (library)", [PYTHON, "-c", LIB, str(path)], subprocess.PIPE))
+        if shutil.which("tshark") and not args.no_peers:
             tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
                                                                "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
-        if shutil.which("tcptrace"):
+        if shutil.which("tcptrace") and not args.no_peers:
             tools.append(("tcptrace -l", ["tcptrace", "-l", "-n", str(path)], subprocess.PIPE))
-        rows = measure(tools, args.runs, packets, mib)
-        print(f"one connection, {packets} packets ({mib:.0f} MiB), reassembly on:")
+        rows, load = measure(tools, args.runs, packets, mib)
+        print(f"one connection, {packets} packets ({mib:.0f} MiB), reassembly on; load average {load[0]}-{load[1]}:")
         print(tabulate(rows, headers=HEADERS))
-        report["cases"]["stream"] = {"packets": packets, "mib": round(mib, 1),
+        report["cases"]["stream"] = {"packets": packets, "mib": round(mib, 1), "load_average": load,
                                      "tools": [dict(zip(HEADERS, r)) for r in rows]}
         if not args.keep:
             path.unlink()
@@ -192,16 +212,17 @@ def main() -> None:
         mib = path.stat().st_size / 2 ** 20
         tools = [("mssdiag capture -q (table)", [mssdiag, "capture", "-q", str(path)], subprocess.PIPE),
                  ("mssdiag capture --json -q", [mssdiag, "capture", "--json", "-q", str(path)], subprocess.PIPE)]
-        if shutil.which("tshark"):
+        if shutil.which("tshark") and not args.no_peers:
             tools.append(("tshark -T fields mss_val,tcp.len", ["tshark", "-r", str(path), "-T", "fields", "-e",
                                                                "tcp.options.mss_val", "-e", "tcp.len"], subprocess.PIPE))
-        rows = measure(tools, args.runs, packets, mib)
-        print(f"{packets} SYNs, each a connection ({mib:.0f} MiB); mssdiag's limit: 500 MiB peak RSS")
+        rows, load = measure(tools, args.runs, packets, mib)
+        print(f"{packets} SYNs, each a connection ({mib:.0f} MiB); mssdiag's limit: 500 MiB peak RSS; "
+              f"load average {load[0]}-{load[1]}")
         print(tabulate(rows, headers=HEADERS))
-        within = all(r[5] <= 500 for r in rows if r[0].startswith("mssdiag"))
+        within = all(r[HEADERS.index("peak RSS MiB")] <= 500 for r in rows if r[0].startswith("mssdiag"))
         print("mssdiag peak RSS within 500 MiB: " + ("yes" if within else "NO"))
         report["cases"]["syns"] = {"packets": packets, "mib": round(mib, 1), "within_500_mib": within,
-                                   "tools": [dict(zip(HEADERS, r)) for r in rows]}
+                                   "load_average": load, "tools": [dict(zip(HEADERS, r)) for r in rows]}
         if not args.keep:
             path.unlink()
     print(f"python {platform.python_version()}, {os.cpu_count()} cores; median of {args.runs} run(s); "

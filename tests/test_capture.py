@@ -339,3 +339,41 @@ def test_header_only_pcap_and_files_that_break_their_rules(tmp_path):
     assert any("option 2 is longer than its block" in w for w in r.warnings)
     assert r.captures[0]["undecoded"] == {"packet names interface 9, which no interface block describes": 1}
     assert any("1 frame(s) not decoded: packet names interface 9" in c for c in r.caveats)
+
+
+# ---- each connection's record made once (a million connections: no second pass) -------------
+def test_read_then_judged_gives_the_records_and_findings_of_analyze_each_record_made_once(monkeypatch):
+    from toolkit.capture import record
+    lab = CAPTURES / "lab"
+    args = ([str(lab / "clamp536_router_client_side.pcap"), str(PUBLIC / "packets-ip_frag_source.pcapng"),
+             str(SYNTH / "ptb_obeyed.pcap")], [str(lab / "clamp536_router_target_side.pcap")])
+    whole = capture.analyze(*args)
+    made = []
+    real = record.flow_dict
+    monkeypatch.setattr(record, "flow_dict", lambda an, f: made.append((an.source, f)) or real(an, f))
+    part = capture.read(*args)
+    matched = len(made)              # --second: the clamping match reads the SYNs of both captures
+    assert part.findings == [] and part.clamping == whole.clamping
+    records = list(part.judged())
+    assert len(made) - matched == len(records) == len(whole.flows)     # one record a connection
+    assert len(set(made[matched:])) == len(records)
+    assert records == list(whole.flows)
+    assert part.to_dict() == whole.to_dict()
+    codes = [f.code for f in part.findings]
+    assert "capture-mss-clamped" in codes and "capture-legacy-mss" not in codes      # the clamp explains it
+    assert "capture-fragments-no-df" in codes or "capture-fragments" in codes         # loose fragments judged too
+    assert list(part.judged()) == records and [f.code for f in part.findings] == codes   # judged once
+
+
+def test_table_columns_keep_their_alignment_whatever_the_cells(tmp_path):
+    res = subprocess.run([MSSDIAG, "capture", "-q", str(SYNTH / "legacy536.pcap"), str(PUBLIC / "bigtcp-ipv4.pcap")],
+                         capture_output=True, text=True, timeout=20)
+    lines = res.stdout.splitlines()
+    head, rule = lines[0], lines[1]
+    rows = [x for x in lines[2:] if x.strip() and not x.startswith("findings")][:2]
+    for name in ("SYN-ACK mss", "max c->s", "max s->c"):      # numbers beside "?" and "offload (N)"
+        right = head.index(name) + len(name)
+        assert rule[right - 1] == "-" and rule[right:right + 1] in (" ", "")
+        cells = [r[:right].split()[-1] for r in rows]
+        assert all(r[right - 1] != " " for r in rows), (name, cells)
+    assert any("?" in r or "offload" in r for r in rows)

@@ -217,29 +217,35 @@ def json_lines(items: Iterable, out=None, encoded: Optional[Callable[[object], O
     return count
 
 
-def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out=None) -> int:
-    """A plain table, printed a page at a time so a huge input does not pile up in memory."""
+def table(rows: Iterable[Sequence], headers: Sequence[str], page: int = 500, out=None,
+          colalign: Optional[Sequence[str]] = None) -> int:
+    """A plain table, printed a page at a time so a huge input does not pile up in memory.
+    `colalign`: see table_text."""
     out = out or sys.stdout
     count, batch = 0, []
     for row in rows:
         batch.append(["-" if v is None else v for v in row])
         count += 1
         if len(batch) >= page:
-            write(out, table_text(batch, headers) + "\n")
+            write(out, table_text(batch, headers, colalign) + "\n")
             batch = []
     if batch:
-        write(out, table_text(batch, headers) + "\n")
+        write(out, table_text(batch, headers, colalign) + "\n")
     _flush(out)
     return count
 
 
-def table_text(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
+def table_text(rows: Sequence[Sequence], headers: Sequence[str], colalign: Optional[Sequence[str]] = None) -> str:
     """tabulate's table (its "simple" format), except that text is shown as it is: tabulate reads any text
     that looks like a number as one, so a host named 007 became 7 and one named 1e3 became
     1000.0; the columns holding such text are not parsed (numbers there are still numbers).
+    With `colalign` ("left" or "right" a column) no cell is parsed and each column is aligned as
+    told, on every page alike (and tabulate takes half the time: a table of a million rows).
     Text cells go through safe()."""
     rows = [[safe(v) if isinstance(v, str) else v for v in r] for r in rows]
     from tabulate import tabulate
+    if colalign is not None:
+        return tabulate(rows, headers=headers, disable_numparse=True, colalign=colalign)
     as_text = sorted({i for r in rows for i, v in enumerate(r) if isinstance(v, str) and v != "-" and _numeric(v)})
     return tabulate(rows, headers=headers, disable_numparse=as_text or False)
 

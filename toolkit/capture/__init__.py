@@ -6,6 +6,10 @@
     result.findings                        # toolkit.findings.Finding, data["host"] = address
     result.for_host("10.0.1.2")            # (flows, findings) that concern that address
 
+    result = toolkit.capture.read(["a.pcap"])   # the same without the findings, then
+    for flow in result.judged():                # each record made once, its findings added as it goes
+        ...                                     # (a million connections: no second pass)
+
 The reader reports evidence per connection; toolkit/rules/captured.py turns it into
 findings. Bad inputs never raise: each gives one entry in result.errors ("path: reason")
 and the others are still read.
@@ -16,13 +20,13 @@ import os
 import stat
 import struct
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence
 
 
 if TYPE_CHECKING:       # sniffing a dump imports this package: the findings load with an analysis
     from toolkit.findings import Finding
 
-__all__ = ["analyze", "Result", "SCHEMA", "CODES"]
+__all__ = ["analyze", "read", "Result", "SCHEMA", "CODES"]
 TEXT_HEAD = 1 << 20      # a packet_monitor trace shows its first packet within this many bytes
 
 
@@ -48,6 +52,29 @@ class Result:
     errors: List[str] = field(default_factory=list)        # "path: reason", one per bad input
     warnings: List[str] = field(default_factory=list)      # "path: text": a format rule broken, the packets still read
     read_ok: List[str] = field(default_factory=list)
+    mtu: int = 1500                                        # the --mtu the rules judge sizes against
+    clamped: List[tuple] = field(default_factory=list)     # (clamping record, first flow, second flow), clamped ones
+    judging_started: bool = False
+
+    def judged(self) -> Iterator[dict]:
+        """Each connection's record, made once, while toolkit/rules/captured.py adds the findings its
+        evidence supports to `findings`; once the last is out, the findings about loose fragments and
+        clamping. A second call only gives the records again."""
+        if self.judging_started:
+            yield from self.flows
+            return
+        from toolkit.rules import captured
+        self.judging_started = True
+        # a legacy-looking MSS that the other capture shows was rewritten on the way is the clamp's doing
+        clamped = {(c[k]["source"], c[k]["flow"]) for c, _, _ in self.clamped for k in ("first", "second")}
+        for f in self.flows:
+            found = captured.for_flow(f, self.mtu)
+            if clamped and (f["source"], f["id"]) in clamped:
+                found = [x for x in found if x.code != "capture-legacy-mss"]
+            self.findings += found
+            yield f
+        self.findings += captured.for_loose(self.fragments)
+        self.findings += [captured.clamped(a, b, rec) for rec, a, b in self.clamped]
 
     def for_host(self, address: str):
         """The flows with this address at either end, and the findings about that host."""
@@ -252,10 +279,20 @@ def analyze(paths: Sequence[str], second: Sequence[str] = (), mtu: int = 1500,
     """Read every input (each file its own capture point) and return flows and findings.
     `second`: captures of the same traffic at another point, matched SYN by SYN (clamping).
     `keep_pm`: an object with append(), given every packet of packet_monitor traces."""
+    result = read(paths, second, mtu, progress, keep_pm)
+    for _ in result.judged():
+        pass
+    return result
+
+
+def read(paths: Sequence[str], second: Sequence[str] = (), mtu: int = 1500,
+         progress: Optional[Callable[[int], None]] = None, keep_pm=None) -> Result:
+    """analyze() without the findings: iterate result.judged() to have each connection's record
+    once and the findings made as they go (what `mssdiag capture` does while it writes them)."""
     from toolkit.capture.flows import Analyzer
     from toolkit.capture.record import Flows
-    from toolkit.rules import captured
     result = Result()
+    result.mtu = mtu
     groups = []
     for group in (list(paths), list(second)):
         analyzers = []
@@ -267,17 +304,9 @@ def analyze(paths: Sequence[str], second: Sequence[str] = (), mtu: int = 1500,
             analyzers.append(an)
         groups.append(Flows(analyzers))
     result.flows = Flows(groups[0].analyzers + groups[1].analyzers)
-    for f in result.flows:
-        result.findings += captured.for_flow(f, mtu)
-    result.findings += captured.for_loose(result.fragments)
     if second:
         from toolkit.capture.clamp import match
         pairs = match(groups[0], groups[1])
         result.clamping = [rec for rec, _, _ in pairs]
-        # a legacy-looking MSS that the other capture shows was rewritten on the way is the clamp's doing
-        clamped = {(c[k]["source"], c[k]["flow"]) for c in result.clamping if c["clamped"] for k in ("first", "second")}
-        result.findings = [f for f in result.findings if not (
-            f.code == "capture-legacy-mss" and (f.data.get("source"), f.data.get("flow")) in clamped)]
-        result.findings += [captured.clamped(a, b, rec) for rec, a, b in pairs if rec["clamped"]]
+        result.clamped = [(rec, a, b) for rec, a, b in pairs if rec["clamped"]]
     return result
-

@@ -35,7 +35,7 @@ _HL = struct.Struct("<H").unpack_from
 _I = struct.Struct("!I").unpack_from
 _IL = struct.Struct("<I").unpack_from
 _V4 = struct.Struct("!BBHHHBB").unpack_from          # ver/ihl, tos, len, id, frag, ttl, proto
-_TCP = struct.Struct("!HHIIH").unpack_from            # ports, seq, ack, off/flags
+_TCP = struct.Struct("!4xIIH").unpack_from           # seq, ack, off/flags (after the ports)
 _PORTS_SEQ = struct.Struct("!HHI").unpack_from
 V6_EXT = frozenset((0, 43, 60, 51, 135, 139, 140, 253, 254))
 NULL_AF = {2: 4, 10: 6, 24: 6, 28: 6, 30: 6}
@@ -98,7 +98,7 @@ class Analyzer:
         self._opt_index: Dict[tuple, int] = {}
         self.encaps: List[tuple] = [((), 0)]    # distinct (layers, overhead), shared by index
         self._encap_index: Dict[tuple, int] = {((), 0): 0}
-        self.frames = self.ip_packets = self.tcp_packets = self.icmp_ptbs = 0
+        self.frames = 0
         self.loose_fragments: Dict[tuple, list] = {}   # (src, dst, proto) -> [frags, datagrams, family, max ip, df]
         self.untied_ptbs: List[dict] = []
         self.untied_count = 0
@@ -126,7 +126,10 @@ class Analyzer:
     def frame(self, ts: float, link: int, buf, p: int, end: int, wire: int = 0, iface: int = 0) -> None:
         """One captured frame, buf[p:end]; `wire` is its length on the wire (0: as captured)."""
         self.frames += 1
-        self.link(ts, link, buf, p, end, p + wire if wire > end - p else end)
+        wend = p + wire if wire > end - p else end
+        if link == 1 and end - p >= 14 and buf[p + 12] == 8 and buf[p + 13] == 0:
+            return self.ipv4(ts, buf, p + 14, end, wend, None)      # Ethernet, IPv4: most frames
+        self.link(ts, link, buf, p, end, wend)
 
     def link(self, ts, link: int, buf, p: int, end: int, wend: int) -> None:
         if link == 1:
@@ -380,7 +383,6 @@ class Analyzer:
             total, zero = avail, True
         if total < ihl:
             return self._skip("malformed header: IPv4 total length below its header length")
-        self.ip_packets += 1
         addrs = buf[p + 12:p + 20]
         if total > avail:
             return self._mismatch(buf, p + ihl, end, addrs, proto, "IPv4 total length beyond the frame")
@@ -407,7 +409,6 @@ class Analyzer:
         nh = buf[p + 6]
         addrs = buf[p + 8:p + 40]
         avail = wend - p
-        self.ip_packets += 1
         zero = False
         if plen == 0 and avail > 40:
             jumbo = _jumbo(buf, p + 40, end) if nh == 0 else None
@@ -527,7 +528,6 @@ class Analyzer:
             if end - t < 8:
                 return self._skip("cut by snaplen: ICMP header")
             if (proto == 1 and buf[t] == 3 and buf[t + 1] == 4) or (proto == 58 and buf[t] == 2):
-                self.icmp_ptbs += 1
                 mtu = _H(buf, t + 6)[0] if proto == 1 else _I(buf, t + 4)[0]
                 return self.quoted(ts, buf, t + 8, end, mtu, addrs[:len(addrs) // 2], 4 if proto == 1 else 6)
             return self._other("ICMP" if proto == 1 else "ICMPv6")
@@ -605,7 +605,6 @@ class Analyzer:
 
     def tcp(self, ts, buf, t, end, addrs, l4len, total, df, ipid, ctx, frag, zero) -> None:
         """One TCP segment: buf[t:end] captured of its l4len bytes; `total` the IP length."""
-        self.tcp_packets += 1
         if end - t < 16:
             if end - t >= 4:
                 f = self._find(addrs + bytes(buf[t:t + 4]), addrs, buf, t)[0]
@@ -613,7 +612,7 @@ class Analyzer:
                     self.F[f * FW + SHORT] += 1
                     return
             return self._skip("cut by snaplen: TCP header")
-        sport, dport, seq, ack, offflags = _TCP(buf, t)
+        seq, ack, offflags = _TCP(buf, t)
         doff = (offflags >> 12) * 4
         flags = offflags & 0x1FF
         key = addrs + buf[t:t + 4]

@@ -9,65 +9,61 @@ from collections.abc import Sequence
 from typing import Iterator, List, Optional
 
 from toolkit.capture import flows as fl
-from toolkit.capture.flows import (DATA, DF, F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FDGRAMS, FLAGS, FLOST, FRAGIP,
-                                   FRAGS, IPID, ISN, MAXIP, MAXN, MAXPAY, MSS, OFF, OFFMAX, OPTS, OVER, OVERMAX, PACKETS,
-                                   RETRANS, RMAX, V4, W, Analyzer, addr_text)
+from toolkit.capture.flows import F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FW, MSS, W, Analyzer, addr_text
 
 SCHEMA = "mssdiag.capture/2"
 
 
-def side_dict(an: Analyzer, j: int) -> dict:
-    S = an.S
-    b, o = j * W, (j ^ 1) * W
-    key = an.keys[j >> 1]
+def side_dict(an: Analyzer, j: int, key: bytes) -> dict:
+    """Side j of the analyzer's connections (2 * flow + 0 or 1) as its JSON record."""
+    (flags, isn, _, _, _, mss, opts, ipid, packets, data, maxpay, maxip, v4, df, over, overmax, off, offmax,
+     retrans, rmax, frags, fdgrams, fragip, flost, maxn) = an.S[j * W:(j + 1) * W]
     half = (len(key) - 4) >> 1
     if j & 1:             # 1: the side that received the flow's first packet
         addr, port = key[half:2 * half], (key[-2] << 8) | key[-1]
     else:
         addr, port = key[:half], (key[-4] << 8) | key[-3]
-    flags = S[b + FLAGS]
     syn = bool(flags & F_SYN)
-    mss = S[b + MSS] - 1 if S[b + MSS] else None
+    mss = mss - 1 if mss else None
     x = an.extra.get(j)
     ptbs, after, shrank = [], None, None
     if x is not None and x.ptbs:
         ptbs = [{"ts": round(ts, 6), "mtu": mtu, "seq": seq, "from": rep} for ts, mtu, seq, rep in x.ptbs]
         after = {"fitting": x.after_fit, "too_big": x.after_big, "largest_fitting": x.after_max or None}
         if x.after_fit or x.after_big:
-            shrank = x.after_fit > 0 and x.after_big == 0 or x.after_fit > 0 and x.after_max < S[b + MAXPAY]
+            shrank = x.after_fit > 0 and x.after_big == 0 or x.after_fit > 0 and x.after_max < maxpay
     if mss is not None:
         note = None
     elif flags & F_OPTS_UNKNOWN:
         note = "options not visible (not printed, or the capture stopped inside the TCP header)"
     else:
         note = "absent from the SYN" if syn else "SYN not in the capture"
-    off = S[b + OFF]
     segmentation = None
     if off:
-        known = [v for v in (mss, S[o + MSS] - 1 if S[o + MSS] else None) if v is not None]
+        peer = an.S[(j ^ 1) * W + MSS]
+        known = [v for v in (mss, peer - 1 if peer else None) if v is not None]
         segmentation = ("captured before segmentation: largest wire segment not visible; " +
                         (f"MSS agreed {min(known)}" if known else "MSS not in the capture"))
-    ip_ids = [S[b + IPID] - 1] if S[b + IPID] else []
+    ip_ids = [ipid - 1] if ipid else []
     if x is not None and x.ip_ids:
         ip_ids += x.ip_ids
-    v4, maxpay = S[b + V4], S[b + MAXPAY]
     return {
         "addr": addr_text(addr), "port": port,
         "syn_seen": syn, "mss": mss, "mss_note": note,
-        "options": list(an.options[S[b + OPTS]]) if syn and not flags & F_OPTS_UNKNOWN else None,
-        "isn": S[b + ISN] if syn else None, "syn_ip_ids": ip_ids,
-        "packets": S[b + PACKETS], "data_packets": S[b + DATA], "bytes": an.B[j],
-        "max_payload": None if off else maxpay, "max_payload_segments": S[b + MAXN],
-        "max_captured_payload": max(maxpay, S[b + OFFMAX]),
-        "max_ip_len": None if off else S[b + MAXIP],
-        "above_peer_mss": S[b + OVER], "above_peer_mss_max": S[b + OVERMAX] or None,
-        "offload_oversize": off, "offload_max": S[b + OFFMAX] or None,
+        "options": list(an.options[opts]) if syn and not flags & F_OPTS_UNKNOWN else None,
+        "isn": isn if syn else None, "syn_ip_ids": ip_ids,
+        "packets": packets, "data_packets": data, "bytes": an.B[j],
+        "max_payload": None if off else maxpay, "max_payload_segments": maxn,
+        "max_captured_payload": max(maxpay, offmax),
+        "max_ip_len": None if off else maxip,
+        "above_peer_mss": over, "above_peer_mss_max": overmax or None,
+        "offload_oversize": off, "offload_max": offmax or None,
         "segmentation": segmentation,
-        "df_share": round(S[b + DF] / v4, 4) if v4 else None,
-        "fragments": S[b + FRAGS], "fragmented_datagrams": S[b + FDGRAMS],
-        "incomplete_datagrams": S[b + FLOST],
-        "max_fragment_ip_len": S[b + FRAGIP] or None,
-        "retransmissions": S[b + RETRANS], "max_size_retransmissions": S[b + RMAX],
+        "df_share": round(df / v4, 4) if v4 else None,
+        "fragments": frags, "fragmented_datagrams": fdgrams,
+        "incomplete_datagrams": flost,
+        "max_fragment_ip_len": fragip or None,
+        "retransmissions": retrans, "max_size_retransmissions": rmax,
         "ptb": ptbs, "after_ptb": after, "shrank_after_ptb": shrank,
         "black_hole": x.black_hole if x is not None else None, "fin": bool(flags & F_FIN),
         "rst": bool(flags & F_RST),
@@ -75,17 +71,18 @@ def side_dict(an: Analyzer, j: int) -> dict:
 
 
 def flow_dict(an: Analyzer, f: int) -> dict:
-    F = an.F
-    r = f * fl.FW
-    client = 2 * f + F[r + fl.CLIENT]
-    c, s = side_dict(an, client), side_dict(an, client ^ 1)
-    layers, overhead = an.encaps[F[r + fl.ENCAP]]
+    """Connection f of the analyzer as its JSON record (docs/capture.md)."""
+    frames, short, undecoded, client, encap = an.F[f * FW:(f + 1) * FW]
+    key = an.keys[f]
+    client += 2 * f
+    c, s = side_dict(an, client, key), side_dict(an, client ^ 1, key)
+    layers, overhead = an.encaps[encap]
     return {
         "record": "flow", "schema": SCHEMA, "id": f + 1, "source": an.source,
-        "family": "ipv4" if len(an.keys[f]) == 12 else "ipv6",
+        "family": "ipv4" if len(key) == 12 else "ipv6",
         "client": _ep(c), "server": _ep(s),
-        "first_ts": round(an.T[2 * f], 6), "last_ts": round(an.T[2 * f + 1], 6), "frames": F[r + fl.FRAMES],
-        "frames_cut_in_tcp_header": F[r + fl.SHORT], "frames_undecoded": F[r + fl.UNDEC],
+        "first_ts": round(an.T[2 * f], 6), "last_ts": round(an.T[2 * f + 1], 6), "frames": frames,
+        "frames_cut_in_tcp_header": short, "frames_undecoded": undecoded,
         "captured_before_segmentation": bool(c["offload_oversize"] or s["offload_oversize"]),
         "encapsulation": {"layers": list(layers), "overhead": overhead} if layers else None,
         "client_to_server": c, "server_to_client": s,
@@ -169,5 +166,14 @@ def flow_row(d: dict, encap: bool = False) -> list:
     return row
 
 
+# numbers to the right (a column of sizes keeps its alignment when a "?" or "offload (N)" shows up)
+FLOW_ALIGN = ["left", "right", "left", "left", "right", "right", "right", "right", "right", "left", "right", "left",
+              "right", "left", "left"]
+
+
 def headers(encap: bool = False) -> List[str]:
     return FLOW_HEADERS[:4] + ["encapsulation"] + FLOW_HEADERS[4:] if encap else FLOW_HEADERS
+
+
+def colalign(encap: bool = False) -> List[str]:
+    return FLOW_ALIGN[:4] + ["left"] + FLOW_ALIGN[4:] if encap else FLOW_ALIGN

@@ -62,10 +62,10 @@ def capture(
             export = pmtext.PcapWriter(out)
     try:
         if quiet or not sys.stderr.isatty() or total < BIG:
-            result = cap.analyze(paths, second, mtu, keep_pm=export)
+            result = cap.read(paths, second, mtu, keep_pm=export)
         else:
             with typer.progressbar(length=total, label="reading", file=sys.stderr) as bar:
-                result = cap.analyze(paths, second, mtu, progress=bar.update, keep_pm=export)
+                result = cap.read(paths, second, mtu, progress=bar.update, keep_pm=export)
     finally:
         if export is not None:
             export.out.close()
@@ -95,7 +95,8 @@ def _is_text(path: str) -> bool:
 
 def _json(result, schema: str) -> None:
     """One JSON object, the same as result.to_dict(), its flows written one at a time and one a
-    line (a million connections are never all held as dicts, nor spread over 60 lines each)."""
+    line (a million connections are never all held as dicts, nor spread over 60 lines each),
+    their findings made on the way."""
     out = sys.stdout
 
     def put(text: str) -> None:
@@ -103,7 +104,7 @@ def _json(result, schema: str) -> None:
 
     put("{\n" + f' "schema": {dumps(schema)},\n "captures": {dumps(result.captures, indent=1, level=1)},\n "flows": [')
     first = True
-    for f in result.flows:
+    for f in result.judged():
         put(("\n  " if first else ",\n  ") + dumps(f))
         first = False
     put("\n ],\n" if not first else "],\n")
@@ -117,7 +118,7 @@ def _json(result, schema: str) -> None:
 def _records(result, schema: str):
     for c in result.captures:
         yield dict(c, record="capture", schema=schema)
-    yield from result.flows
+    yield from result.judged()
     yield from result.fragments
     for p in result.untied_ptbs:
         yield dict(p, record="ptb", schema=schema)
@@ -134,9 +135,8 @@ def _table(result, record) -> None:
     def line(text: str) -> None:      # source paths and findings come from outside: terminal-safe
         write(sys.stdout, safe(text) + "\n")
 
-    if result.flows:
-        encap = result.flows.encapsulated()
-        table((record.flow_row(f, encap) for f in result.flows), record.headers(encap))
+    encap = result.flows.encapsulated()
+    table((record.flow_row(f, encap) for f in result.judged()), record.headers(encap), colalign=record.colalign(encap))
     for f in result.fragments:
         line(f"fragments {f['src']} -> {f['dst']} {f['protocol']}: {f['fragments']} in {f['datagrams']} "
              f"datagram(s), largest {f['max_ip_len']} bytes, DF on {f['df_packets']}")
