@@ -162,7 +162,7 @@ def metric(name: str, labels: Dict[str, str]) -> Optional[Tuple[str, str, bool]]
 _KERNEL = re.compile(r"(?P<source>(?:node_)?netstat)_(?P<group>[A-Za-z0-9]+)_(?P<field>[A-Za-z0-9]+)")
 _NSTAT_ANY = re.compile(r"nstat_(?P<name>[A-Z][A-Za-z0-9]+)")
 _NET_ANY = re.compile(r"net_(?P<group>[a-z0-9]+)_(?P<field>[a-z0-9]+)")
-_MIB_ANY = re.compile(r"(?:ip|icmp|tcp|udp)[A-Z][A-Za-z0-9]*")
+MIB_NAME = re.compile(r"(?:ip|icmp|tcp|udp)[A-Z][A-Za-z0-9]*")
 _KERNEL_GROUPS = {g.lower() for g in linux.KERNEL_GROUPS}
 _FAMILY_LABELS = {"ipSystemStats": "ipSystemStatsIPVersion"}
 
@@ -193,7 +193,7 @@ def counter_of(name: str, labels: Dict[str, str], typed: str = "") -> Optional[T
     if m is not None and m["group"] in _KERNEL_GROUPS:
         standard = linux.nstat_name(m["group"], m["field"])
         return None if standard in linux.SETTINGS else ("net", standard)
-    if _MIB_ANY.fullmatch(name) is None or name in base.MIB_SETTINGS:
+    if MIB_NAME.fullmatch(name) is None or name in base.MIB_SETTINGS:
         return None
     m = _SNMP_TABLE.fullmatch(name)
     if m is not None:
