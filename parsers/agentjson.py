@@ -289,8 +289,11 @@ def _read(text: str) -> List[prometheus.Series]:
                 if series is None:
                     series = moments[ident] = prometheus.Series(_format(doc), host, when)
             shown = value if isinstance(value, str) else json.dumps(value)
+            section, label = (kind or ("", ""))[0], key
+            if path == ("collectd", "protocols"):      # shown as plugin_instance and type_instance
+                section, label = f"{section}.{doc.get('plugin_instance', '')}", doc["type_instance"]
             series.take(".".join(path + (key,)), shown, shown.strip(), what,
-                        None if kind is None else (kind[0], key, kind[1]))
+                        None if kind is None else (section, label, kind[1]))
     for (host, number), names in dups.items():
         series = moments.get((host, f"collectd read {number}"))
         if series is not None:
