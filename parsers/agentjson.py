@@ -35,7 +35,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from ._needs import needs
 from . import base, linux, prometheus
-from .model import ALL, Meta, Reading
+from .model import ALL, Meta, ParseError, Reading, to_int
 
 
 META = Meta(
@@ -131,16 +131,18 @@ def _what(path: Tuple[str, ...], key: str, measurement: Optional[str]):
 
 _KERNEL_KEY = re.compile(rf"(?:{'|'.join(linux.KERNEL_GROUPS)})[A-Z][A-Za-z0-9]*")
 _LOWER_KEY = re.compile(r"[a-z0-9]+_[a-z0-9]+")
-_COUNT = re.compile(r"[ \t]*[0-9]")
 
 
 def _counter(path: Tuple[str, ...], key: str, measurement: Optional[str], value: object):
     """(section, standard name or None) of a document's key among every counter (model.Counter),
     as parsers/prometheus.py names it, or None. A key counts only where its source is sure (an
     nstat or MIB name, a Telegraf measurement's field, a group object's known field) and its value
-    is a number or a string starting with digits (a name such as IpAddress holds no count)."""
-    if isinstance(value, str) and not _COUNT.match(value):
-        return None
+    is a number or a string of one (a key such as IpAddress holding "10.0.0.1" is no counter)."""
+    if isinstance(value, str):
+        try:
+            to_int(value)
+        except ParseError:
+            return None
     section = ".".join(path) if path else "(top)"
     if measurement:
         hit = prometheus.counter_of(f"{measurement}_{key}", {})
