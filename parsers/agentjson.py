@@ -64,7 +64,10 @@ META = Meta(
         "their ipReasmTimeout is the reassembly timer, a setting, kept in raw and never read as "
         "ReasmTimeout. Forwarding 1 (ipForwarding 1) means a router, 2 a host. Values are JSON integers or "
         "strings of digits (sFlow); a float is read only when it is a whole number below 2**53. A counter a "
-        "document does not show is unknown: Telegraf's nstat leaves zero fields out unless dump_zeros is set."),
+        "document does not show is unknown: Telegraf's nstat leaves zero fields out unless dump_zeros is set. Every "
+        "counter keyed by an nstat name (TcpExtTCPTimeouts, IcmpInDestUnreachs), a MIB name (icmpInDestUnreachs) or, "
+        "under metricbeat's group objects, a field the kernel has there, is kept (`counters`): the Linux ones give "
+        "triage the same PMTUD evidence as nstat -az."),
 )
 
 # a key as agents spell a counter; the first group of its path decides nothing else

@@ -41,7 +41,9 @@ META = Meta(
         "(ip_reasmreqds...); Linux semantics apply (ReasmTimeout counts datagrams given up). IpForwarding "
         "1 means a router. Telegraf's nstat leaves zero fields out when dump_zeros is false: a counter not "
         "shown is unknown, never taken as 0. Values are integers (`12i`, `12u`); a float field is read "
-        "only when it is a whole number below 2**53."),
+        "only when it is a whole number below 2**53. Every field of the nstat and net inputs is kept (`counters`) "
+        "under its nstat name (net's lower-cased icmp_indestunreachs as IcmpInDestUnreachs where the kernel's "
+        "spelling is known), so TcpExtTCPTimeouts and the ICMP counters give triage the same PMTUD evidence as nstat -az."),
 )
 
 # measurement and tags, one blank, fields, optional timestamp (escaped `\ ` `\,` `\=` in names and tags)

@@ -56,7 +56,11 @@ META = Meta(
         "nstat_Ip*/nstat_Ip6* and net_ip_* are /proc/net/snmp again. mssdiag's own mssdiag_ip_*_total "
         "come back as they were written (host, family labels). Linux semantics apply to the Linux sources "
         "(ReasmTimeout counts datagrams given up); an SNMP agent's are its own. Sample values are floats: "
-        "above 2**53 a value printed in exponent form may have lost digits and is left null with a warning."),
+        "above 2**53 a value printed in exponent form may have lost digits and is left null with a warning. Every "
+        "counter a scrape shows is kept (`counters`): node_exporter's node_netstat_* and Telegraf's nstat_* and net_* "
+        "under their nstat names (TcpExtTCPTimeouts, IcmpInDestUnreachs), snmp_exporter's IP-MIB, TCP-MIB and UDP-MIB "
+        "objects under their RFC names in nstat style, so triage reads the same PMTUD evidence as from nstat -az; a "
+        "counter the scrape does not show is unknown, never 0."),
 )
 
 # `name{labels} value [timestamp]`; labels as the format quotes them

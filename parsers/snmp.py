@@ -55,7 +55,10 @@ META = Meta(
         "agent routes: forwarding(1) is true, notForwarding(2) false. When a walk holds both the "
         "scalars and the table, IPv4 is read from the scalars (the table's ipv4 row stays in raw) and IPv6 "
         "from the table. Wraps are judged at 32 bits: every "
-        "fragmentation counter of IP-MIB is a Counter32, even in ipSystemStatsTable."),
+        "fragmentation counter of IP-MIB is a Counter32, even in ipSystemStatsTable. Every counter of the walk is kept "
+        "(`counters`): each ip group object and ipSystemStatsTable column, and the icmp (IP-MIB), tcp (TCP-MIB) and "
+        "udp (UDP-MIB) group scalars, named or numeric, with the RFC name in nstat style (IcmpInDestUnreachs, "
+        "TcpRetransSegs) where one exists; settings (ipDefaultTTL, tcpRtoMin...) are left out."),
 )
 
 _SCALARS = {"ipInReceives": "InReceives", "ipInDelivers": "InDelivers", "ipOutRequests": "OutRequests",
