@@ -2,19 +2,19 @@
 import pytest
 
 from parsers import vpnconf
-from toolkit import rules
+from toolkit.rules import catalog
 from toolkit.probe.result import ProbeResult
 from toolkit.stack import Route, Stack
 from tests.stacklib import NETNS_ROUTES, links, stacked
 
 
 def codes(h):
-    return [f.code for f in rules.evaluate(h)]
+    return [f.code for f in catalog.evaluate(h)]
 
 
 def found(h, code):
-    out = [f for f in rules.evaluate(h) if f.code == code]
-    assert len(out) == 1, [f.code for f in rules.evaluate(h)]
+    out = [f for f in catalog.evaluate(h) if f.code == code]
+    assert len(out) == 1, [f.code for f in catalog.evaluate(h)]
     return out[0]
 
 
@@ -64,7 +64,7 @@ def test_kernel_sized_tunnels_over_a_1500_underlay(fixture, right):
     remote = links(fixture)[0].remote
     h = stacked(fixture, [Route(f"{remote}/32", "eth9")])
     h.stack.links["eth9"] = type(links(fixture)[0])("eth9", mtu=1500)
-    got = [f for f in rules.evaluate(h) if f.code == "overlay-mtu-above-underlay"]
+    got = [f for f in catalog.evaluate(h) if f.code == "overlay-mtu-above-underlay"]
     if fixture == "jp-notes-vti.txt":
         assert got and got[0].data["right_mtu"] == 1438        # ESP tunnel, AES-CBC + SHA1 assumed
     else:
@@ -73,7 +73,7 @@ def test_kernel_sized_tunnels_over_a_1500_underlay(fixture, right):
 
 def test_mss_clamp_above_the_path():
     h = stacked("netns-ip-d-link-show.txt", NETNS_ROUTES, clamps="netns-iptables-save-v4-v6.txt")
-    f = [f for f in rules.evaluate(h) if f.code == "mss-clamp-above-path"]
+    f = [f for f in catalog.evaluate(h) if f.code == "mss-clamp-above-path"]
     by_rule = {x.data["rule"]: x for x in f}
     setmss = next(x for r, x in by_rule.items() if "--set-mss 1460" in r)
     assert (setmss.data["mss"], setmss.data["right_mss"]) == (1460, 1410)
@@ -84,7 +84,7 @@ def test_clamp_to_pmtu_on_an_oversized_overlay_is_named():
     h.stack.clamps = [c for c in h.stack.clamps if c.action == "clamp-to-pmtu"]
     for c in h.stack.clamps:
         c.out_interface = "vxlan0"
-    f = [x for x in rules.evaluate(h) if x.code == "mss-clamp-above-path" and x.data["path"].endswith("vxlan0")]
+    f = [x for x in catalog.evaluate(h) if x.code == "mss-clamp-above-path" and x.data["path"].endswith("vxlan0")]
     assert f and f[0].data["mss"] == 1460 and f[0].data["right_mss"] == 1410
 
 
@@ -166,7 +166,7 @@ def test_learned_path_mtu_beside_the_prediction():
     h.stack.routes = [Route("10.20.0.0/16", "vxlan1"), *NETNS_ROUTES]
     h.stack.learned = [Route("10.20.1.1", "vxlan1", mtu=1350, cache=True), Route("10.0.9.2", "eth0", mtu=1400,
                                                                                cache=True)]
-    got = {f.data["target"]: f for f in rules.evaluate(h) if f.code == "path-predicted-vs-measured"}
+    got = {f.data["target"]: f for f in catalog.evaluate(h) if f.code == "path-predicted-vs-measured"}
     assert got["10.20.1.1"].data["explained_by"] == "underlay beyond eth0"
     assert got["10.20.1.1"].data["measured_by"].startswith("learned")
     assert got["10.0.9.2"].data["explained_by"] == "beyond eth0" and got["10.0.9.2"].data["predicted"] == 1500

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import parsers
-from toolkit import rules
+from toolkit.rules import catalog
 from toolkit.hosts import Builder, build
 from toolkit.report.common import facts_rows
 
@@ -44,7 +44,7 @@ def hosts_of(path: Path, keep, **kw):
 
 
 def findings(h):
-    return [f.to_dict() for f in rules.evaluate(h)]
+    return [f.to_dict() for f in catalog.evaluate(h)]
 
 
 def test_streamed_host_has_the_findings_facts_and_pairs_of_the_whole_host(tmp_path):

@@ -150,9 +150,9 @@ def live_probe(targets: List[str], error: Callable[[str], None], ports: Sequence
 
 
 def run(hosts: List[Host]) -> List[Host]:
-    from toolkit import rules
+    from toolkit.rules import catalog
     for host in hosts:
-        host.findings = rules.evaluate(host)
+        host.findings = catalog.evaluate(host)
     return hosts
 
 

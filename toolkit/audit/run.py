@@ -45,7 +45,8 @@ class Options:
 def _findings(store: Store, host_id: int, name: str, facts, now: float, run_id: int,
               error: Callable[[str], None]) -> None:
     """Run the triage rules on the host's recent history and keep their JSON when it changed."""
-    from toolkit import hosts as model, rules
+    from toolkit import hosts as model
+    from toolkit.rules import catalog
     snaps = store.history(host_id, name, limit=FINDINGS_WINDOW)
     probes = []
     from toolkit.probe.result import ProbeResult
@@ -61,7 +62,7 @@ def _findings(store: Store, host_id: int, name: str, facts, now: float, run_id: 
     if h.facts.os is None and h.snapshots:
         h.facts.os = h.snapshots[-1].os
     try:
-        found = [f.to_dict() for f in rules.evaluate(h)]
+        found = [f.to_dict() for f in catalog.evaluate(h)]
     except Exception as exc:        # the rules are another module's: never lose the run to them
         error(f"{name}: findings skipped: {type(exc).__name__}: {exc}")
         return

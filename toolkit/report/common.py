@@ -5,7 +5,8 @@ import os
 from datetime import datetime, timezone
 from typing import List, Optional, Tuple
 
-from toolkit import calc, rules
+from toolkit import calc
+from toolkit.rules import catalog
 from toolkit.numbers import share
 from toolkit.rules import impact as impacts
 from toolkit.rules.fragments import counted
@@ -34,7 +35,7 @@ def summary(hosts) -> List[dict]:
     """One row per host, worst first: what a reader needs before any detail."""
     rows = []
     for h in hosts:
-        worst = rules.worst(h.findings)
+        worst = catalog.worst(h.findings)
         rows.append({
             "host": h.facts.name,
             "os": (h.facts.os or "unknown") + (f" {h.facts.release}" if h.facts.release else ""),
