@@ -356,7 +356,7 @@ def as_telegraf_nstat(text: str) -> str:
 
 
 def pmtud_findings(text: str, os_name=None):
-    from toolkit import rules
+    from toolkit.rules import catalog
     from toolkit.hostfile import HostFacts
     from toolkit.hosts import Host, deltas
     h = Host(HostFacts("client", os="linux"))
@@ -365,7 +365,7 @@ def pmtud_findings(text: str, os_name=None):
     titles = [parsers.REGISTRY[n].META.title for n in ("prometheus", "influx", "linux")]
     return [(f.code, f.severity, f.title, [re.sub(r"last snapshot [^)]*", "last snapshot", re.sub(
                 "|".join(map(re.escape, titles)), "FORMAT", e)) for e in f.evidence])
-            for f in rules.evaluate(h) if f.code in PMTUD]
+            for f in catalog.evaluate(h) if f.code in PMTUD]
 
 
 @pytest.mark.parametrize("render", [as_node_exporter, as_telegraf_nstat], ids=["node_exporter", "telegraf nstat"])
