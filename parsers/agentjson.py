@@ -34,8 +34,8 @@ from datetime import datetime, timezone
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from ._needs import needs
-from . import base, prometheus
-from .model import ALL, Meta, Reading
+from . import base, linux, prometheus
+from .model import ALL, Meta, ParseError, Reading, to_int
 
 
 META = Meta(
@@ -54,6 +54,7 @@ META = Meta(
     ipv6=ALL,
     reasm_unit="both",
     timeout_unit="datagrams",
+    signals=linux.META.signals,
     semantics=(
         "The agents copy the kernel's or the agent's own IP-MIB counters: nstat names (IpReasmReqds, "
         "Ip6FragCreates; Telegraf's net input lower-cases them as ip_reasmreqds) and metricbeat's ip / ip6 "
@@ -63,7 +64,10 @@ META = Meta(
         "their ipReasmTimeout is the reassembly timer, a setting, kept in raw and never read as "
         "ReasmTimeout. Forwarding 1 (ipForwarding 1) means a router, 2 a host. Values are JSON integers or "
         "strings of digits (sFlow); a float is read only when it is a whole number below 2**53. A counter a "
-        "document does not show is unknown: Telegraf's nstat leaves zero fields out unless dump_zeros is set."),
+        "document does not show is unknown: Telegraf's nstat leaves zero fields out unless dump_zeros is set. Every "
+        "counter keyed by an nstat name (TcpExtTCPTimeouts, IcmpInDestUnreachs), a MIB name (icmpInDestUnreachs) or, "
+        "under metricbeat's group objects, a field the kernel has there, is kept (`counters`): the Linux ones give "
+        "triage the same PMTUD evidence as nstat -az."),
 )
 
 # a key as agents spell a counter; the first group of its path decides nothing else
@@ -126,6 +130,42 @@ def _what(path: Tuple[str, ...], key: str, measurement: Optional[str]):
     if group:                                         # metricbeat: {"ip": {"ReasmFails": 0}}
         return prometheus.metric(f"netstat_{group}_{key}", {})
     return None
+
+
+_KERNEL_KEY = re.compile(rf"(?:{'|'.join(linux.KERNEL_GROUPS)})[A-Z][A-Za-z0-9]*")
+_LOWER_KEY = re.compile(r"[a-z0-9]+_[a-z0-9]+")
+
+
+def _counter(path: Tuple[str, ...], key: str, measurement: Optional[str], value: object):
+    """(section, standard name or None) of a document's key among every counter (model.Counter),
+    as parsers/prometheus.py names it, or None. A key counts only where its source is sure (an
+    nstat or MIB name, a Telegraf measurement's field, a group object's known field) and its value
+    is a number or a string of one (a key such as IpAddress holding "10.0.0.1" is no counter)."""
+    if isinstance(value, str):
+        try:
+            to_int(value)
+        except ParseError:
+            return None
+    section = ".".join(path) if path else "(top)"
+    if measurement:
+        hit = prometheus.counter_of(f"{measurement}_{key}", {})
+        return (measurement, hit[1]) if hit else None
+    if _KERNEL_KEY.fullmatch(key):
+        hit = prometheus.counter_of(f"nstat_{key}", {})
+    elif prometheus.MIB_NAME.fullmatch(key):
+        hit = prometheus.counter_of(key, {})
+    elif _LOWER_KEY.fullmatch(key):
+        hit = prometheus.counter_of(f"net_{key}", {})      # net's ip_reasmfails; ip_address is none
+        hit = hit if hit and hit[1] else None
+    elif path and path[-1].lower() in ("ip", "ip6", "ipv4", "ipv6", "icmp", "tcp", "udp"):
+        # metricbeat's {"ip": {"ReasmFails": 0}}: the object names the group; only a field the
+        # kernel has under that group is read
+        group = _GROUPS.get(path[-1].lower(), path[-1])
+        name = linux.nstat_name(group, key.lower())
+        hit = None if name is None or name in linux.SETTINGS else ("", name)
+    else:
+        hit = None
+    return (section, hit[1]) if hit else None
 
 
 def _scalars(node: object, path: Tuple[str, ...] = ()) -> Iterator[Tuple[Tuple[str, ...], str, object]]:
@@ -244,7 +284,8 @@ def _read(text: str) -> List[prometheus.Series]:
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
                 continue
             what = _what(path, key, measurement)
-            if what is None:
+            kind = _counter(path, key, measurement, value)
+            if what is None and kind is None:
                 continue
             if series is None:
                 when = time_of(doc) if read is None else read[2]
@@ -253,7 +294,11 @@ def _read(text: str) -> List[prometheus.Series]:
                 if series is None:
                     series = moments[ident] = prometheus.Series(_format(doc), host, when)
             shown = value if isinstance(value, str) else json.dumps(value)
-            series.take(".".join(path + (key,)), shown, shown.strip(), what)
+            section, label = (kind or ("", ""))[0], key
+            if path == ("collectd", "protocols"):      # shown as plugin_instance and type_instance
+                section, label = f"{section}.{doc.get('plugin_instance', '')}", doc["type_instance"]
+            series.take(".".join(path + (key,)), shown, shown.strip(), what,
+                        None if kind is None else (section, label, kind[1]))
     for (host, number), names in dups.items():
         series = moments.get((host, f"collectd read {number}"))
         if series is not None:

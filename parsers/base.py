@@ -134,7 +134,7 @@ _INNER = re.compile(r"(?<![\w.:/])\d[\d,]*(?![\w.:/])")
 # MIB objects some stacks print under their own names (Solaris, VOS STCP: RFC 1213, 2011-2013,
 # 2465, 2466): their standard names (model.Counter `name`). A stack's own objects
 # (tcpTimRetrans, icmpInFragNeeded, ipReasmDuplicates ...) have none.
-_MIB = {
+MIB_FIELDS = {
     "ip": ("InReceives", "InHdrErrors", "InAddrErrors", "ForwDatagrams", "InUnknownProtos", "InDiscards",
            "InDelivers", "OutRequests", "OutDiscards", "OutNoRoutes", "ReasmReqds", "ReasmOKs", "ReasmFails",
            "FragOKs", "FragFails", "FragCreates", "RoutingDiscards"),
@@ -151,9 +151,33 @@ _MIB = {
         "Msgs", "Errors", "DestUnreachs", "TimeExcds", "ParmProblems", "PktTooBigs", "Echos", "EchoReplies",
         "Redirects")),
 }
+# MIB objects that are settings, not counts (never a counter of a snapshot)
+MIB_SETTINGS = frozenset(("ipForwarding", "ipDefaultTTL", "ipReasmTimeout", "ipv6IpForwarding", "ipv6IpDefaultHopLimit",
+                          "tcpRtoAlgorithm", "tcpRtoMin", "tcpRtoMax", "tcpMaxConn"))
 _GROUPS = {"ip": "Ip", "ipv6": "Ip6", "tcp": "Tcp", "udp": "Udp", "icmp": "Icmp", "icmp6": "Icmp6"}
 _IP6_FRAG = {"ipv6OutFragOKs": "Ip6FragOKs", "ipv6OutFragFails": "Ip6FragFails", "ipv6OutFragCreates": "Ip6FragCreates"}
 _MIB_NAME = re.compile(r"(?P<group>ipv6|ip|tcp|udp|icmp6|icmp)(?P<field>[A-Z][A-Za-z0-9]*)")
+
+
+# RFC 4293 ipSystemStatsTable columns whose row (ipv4, ipv6) is a group's object: the column as
+# the group's object is named, where it is not the column's own name
+_TABLE_AS_GROUP = {("ipv4", "InForwDatagrams"): "ForwDatagrams", ("ipv6", "OutForwDatagrams"): "OutForwDatagrams",
+                   ("ipv4", "OutFragOKs"): "FragOKs", ("ipv4", "OutFragFails"): "FragFails",
+                   ("ipv4", "OutFragCreates"): "FragCreates", ("ipv6", "OutFragOKs"): "FragOKs",
+                   ("ipv6", "OutFragFails"): "FragFails", ("ipv6", "OutFragCreates"): "FragCreates"}
+
+
+def table_standard(column: str, family: str) -> Optional[str]:
+    """The standard name of an ipSystemStatsTable column in a row (`ReasmReqds`, ipv6 ->
+    Ip6ReasmReqds; `OutFragOKs`, ipv4 -> IpFragOKs), or None: a column no group object matches
+    (the HC twins, OutFragReqds, the octet and multicast columns)."""
+    group = "ip" if family == "ipv4" else "ipv6" if family == "ipv6" else None
+    if group is None:
+        return None
+    field = _TABLE_AS_GROUP.get((family, column), column)
+    if field in MIB_FIELDS[group] or (group == "ipv6" and field in ("FragOKs", "FragFails", "FragCreates")):
+        return _GROUPS[group] + field
+    return None
 
 
 def mib_standard(label: str) -> Optional[str]:
@@ -161,7 +185,7 @@ def mib_standard(label: str) -> Optional[str]:
     if label in _IP6_FRAG:
         return _IP6_FRAG[label]
     m = _MIB_NAME.fullmatch(label)
-    if m and m["field"] in _MIB[m["group"]]:
+    if m and m["field"] in MIB_FIELDS[m["group"]]:
         return _GROUPS[m["group"]] + m["field"]
     return None
 
@@ -190,9 +214,11 @@ class Every:
         self.title: Optional[Tuple[int, str]] = None   # (indent, title) of a histogram in force
         self.parents: List[Tuple[int, str]] = []   # (indent, label) of the count lines above
 
-    def add(self, section: str, label: str, value: str, name: Optional[str] = None,
+    def add(self, section: str, label: str, value, name: Optional[str] = None,
             parent: Optional[str] = None) -> None:
-        """One counter as printed; its standard name from `names` unless given."""
+        """One counter as printed; its standard name from `names` unless given. `value` is the
+        text as printed, or what the caller read from it: an int, or None when the caller could
+        not read it (and said so in the warnings)."""
         if name is None and self.names is not None:
             name = self.names(section, label)
         key = (section, label)
@@ -204,7 +230,7 @@ class Every:
                 self._again(key, value)
                 return
         try:
-            number: Optional[int] = to_int(value)
+            number: Optional[int] = value if value is None or isinstance(value, int) else to_int(value)
         except ParseError:
             number = None
             shown = f"value {value!r}"
@@ -216,7 +242,7 @@ class Every:
     def _again(self, key: Tuple[str, str], value: str) -> None:
         c = self.reading.counters[self.at[key]]
         try:
-            same = to_int(value) == c["value"]
+            same = (value if value is None or isinstance(value, int) else to_int(value)) == c["value"]
         except ParseError:
             same = False
         if not same and c["value"] is not None:

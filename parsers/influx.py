@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
-from . import base, prometheus
+from . import base, linux, prometheus
 from .model import ALL, Meta, Reading
 
 
@@ -34,13 +34,16 @@ META = Meta(
     ipv6=ALL,
     reasm_unit="both",
     timeout_unit="datagrams",
+    signals=linux.META.signals,
     semantics=(
         "Telegraf reads Linux's /proc/net/snmp and /proc/net/snmp6: the fields are the kernel's IP-MIB "
         "counters under nstat's names (IpReasmReqds, Ip6FragCreates...) or, in the net input, lower-case "
         "(ip_reasmreqds...); Linux semantics apply (ReasmTimeout counts datagrams given up). IpForwarding "
         "1 means a router. Telegraf's nstat leaves zero fields out when dump_zeros is false: a counter not "
         "shown is unknown, never taken as 0. Values are integers (`12i`, `12u`); a float field is read "
-        "only when it is a whole number below 2**53."),
+        "only when it is a whole number below 2**53. Every field of the nstat and net inputs is kept (`counters`) "
+        "under its nstat name (net's lower-cased icmp_indestunreachs as IcmpInDestUnreachs where the kernel's "
+        "spelling is known), so TcpExtTCPTimeouts and the ICMP counters give triage the same PMTUD evidence as nstat -az."),
 )
 
 # measurement and tags, one blank, fields, optional timestamp (escaped `\ ` `\,` `\=` in names and tags)
@@ -97,7 +100,8 @@ def read(lines: List[str]) -> Reading:
         moment = None
         for field, shown in fields.items():
             what = prometheus.metric(f"{measurement}_{field}", {}) or prometheus.metric(field, {})
-            if what is None:
+            kind = prometheus.counter_of(f"{measurement}_{field}", {})
+            if what is None and kind is None:
                 continue
             if moment is None:
                 moment = moments.get((host, m["ts"]))
@@ -105,7 +109,7 @@ def read(lines: List[str]) -> Reading:
                     moment = moments[(host, m["ts"])] = prometheus.Series(
                         "InfluxDB line protocol", host, _iso_ns(m["ts"]) if m["ts"] else None)
             number = shown[:-1] if shown[-1:] in ("i", "u") and shown[:-1].isdigit() else shown
-            moment.take(field, shown, number, what)
+            moment.take(field, shown, number, what, None if kind is None else (measurement, field, kind[1]))
     out = [r for r in (moment.finish() for moment in moments.values()) if r is not None]
     if not out:
         return Reading(format="InfluxDB line protocol", ipv4=None)

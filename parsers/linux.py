@@ -546,11 +546,44 @@ _WORDS = {section: {words.lower(): (field if field.startswith(section) and secti
           for section, entries in _NET_TOOLS.items()}
 _FIELD = re.compile(r"[A-Z][A-Za-z0-9]*")
 # nstat / snmp6 / nstat -j names: a kernel group, then the field
-_GROUP = re.compile(r"(?:Ip6|IpExt|Ip|Icmp6|IcmpMsg|Icmp|TcpExt|Tcp|UdpLite6|UdpLite|Udp6|Udp|MPTcpExt|Sctp"
-                    r"|TlsInfo|Xfrm)(?=[A-Z])")
+KERNEL_GROUPS = ("Ip6", "IpExt", "Ip", "Icmp6", "IcmpMsg", "Icmp", "TcpExt", "Tcp", "UdpLite6", "UdpLite", "Udp6",
+                 "Udp", "MPTcpExt", "Sctp", "TlsInfo", "Xfrm")
+_GROUP = re.compile(rf"(?:{'|'.join(KERNEL_GROUPS)})(?=[A-Z])")
 # settings the kernel prints among its counters (/proc/net/snmp, nstat, net-tools' `Forwarding: 2`)
-_SETTINGS = frozenset(("IpForwarding", "IpDefaultTTL", "TcpRtoAlgorithm", "TcpRtoMin", "TcpRtoMax", "TcpMaxConn"))
+SETTINGS = frozenset(("IpForwarding", "IpDefaultTTL", "TcpRtoAlgorithm", "TcpRtoMin", "TcpRtoMax", "TcpMaxConn"))
 _KERNEL_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)[ \t]+(?P<value>\S+)(?:[ \t]+\S+)?[ \t]*$")
+
+
+# /proc/net/snmp fields as the kernel spells them, by lower-cased group and field, for names
+# that come lower-cased (Telegraf's net input: icmp_indestunreachs): the fields net-tools has
+# words for, the MIB objects, and the kernel's own additions.
+_KERNEL_FIELDS = {g.lower(): {f.lower(): f for f in fields} for g, fields in (
+    ("Ip", [f for f, _ in _NET_TOOLS["Ip"]] + list(base.MIB_FIELDS["ip"]) + ["Forwarding", "OutTransmits"]),
+    ("Icmp", [f for f, _ in _NET_TOOLS["Icmp"]] + list(base.MIB_FIELDS["icmp"])
+     + ["InCsumErrors", "InRatelimit", "OutRatelimit"]),
+    ("Tcp", [f for f, _ in _NET_TOOLS["Tcp"]] + list(base.MIB_FIELDS["tcp"])
+     + ["InCsumErrors", "RtoAlgorithm", "RtoMin", "RtoMax", "MaxConn"]),
+    ("Udp", [f for f, _ in _NET_TOOLS["Udp"]] + list(base.MIB_FIELDS["udp"])
+     + ["InCsumErrors", "IgnoredMulti", "MemErrors"]),
+    ("UdpLite", [f for f, _ in _NET_TOOLS["Udp"]] + list(base.MIB_FIELDS["udp"])
+     + ["InCsumErrors", "IgnoredMulti", "MemErrors"]))}
+_ICMPMSG_FIELD = re.compile(r"(?P<dir>in|out)type(?P<n>[0-9]{1,3})", re.I)
+
+
+def nstat_name(group: str, field: str) -> Optional[str]:
+    """The nstat name of a kernel counter shown as its group and field (node_exporter's
+    `Ip_ReasmFails`, Telegraf net's lower-cased `icmp_indestunreachs`), or None: a group the
+    kernel has not, a lower-cased field whose spelling is not known. A setting (SETTINGS) is
+    named too: it is no counter, and the callers leave it out."""
+    proper = next((g for g in KERNEL_GROUPS if g.lower() == group.lower()), None)
+    if proper is None or not field:
+        return None
+    if field.islower():
+        m = _ICMPMSG_FIELD.fullmatch(field) if proper == "IcmpMsg" else None
+        field = f"{m['dir'].title()}Type{m['n']}" if m else _KERNEL_FIELDS.get(proper.lower(), {}).get(field)
+        if field is None:
+            return None
+    return proper + field
 
 
 def _standard(section: str, label: str) -> Optional[str]:
@@ -566,12 +599,12 @@ def _standard(section: str, label: str) -> Optional[str]:
 
 
 class _Counters(base.Every):
-    """base.Every without the settings (_SETTINGS) the kernel prints among its counters."""
+    """base.Every without the settings (SETTINGS) the kernel prints among its counters."""
 
     def add(self, section, label, value, name=None, parent=None) -> None:
         if name is None and self.names is not None:
             name = self.names(section, label)
-        if name not in _SETTINGS:
+        if name not in SETTINGS:
             super().add(section, label, value, name, parent)
 
 

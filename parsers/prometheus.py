@@ -24,7 +24,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
-from . import base
+from . import base, linux
 from .model import ALL, Meta, Reading
 
 
@@ -44,6 +44,7 @@ META = Meta(
     ipv6=ALL,
     reasm_unit="both",
     timeout_unit="datagrams",
+    signals=linux.META.signals,
     semantics=(
         "The metrics carry the kernel's or the agent's own IP-MIB counters under the exporter's name: "
         "node_netstat_Ip_ReasmReqds is /proc/net/snmp's Ip ReasmReqds (node_exporter exports the IP "
@@ -55,7 +56,11 @@ META = Meta(
         "nstat_Ip*/nstat_Ip6* and net_ip_* are /proc/net/snmp again. mssdiag's own mssdiag_ip_*_total "
         "come back as they were written (host, family labels). Linux semantics apply to the Linux sources "
         "(ReasmTimeout counts datagrams given up); an SNMP agent's are its own. Sample values are floats: "
-        "above 2**53 a value printed in exponent form may have lost digits and is left null with a warning."),
+        "above 2**53 a value printed in exponent form may have lost digits and is left null with a warning. Every "
+        "counter a scrape shows is kept (`counters`): node_exporter's node_netstat_* and Telegraf's nstat_* and net_* "
+        "under their nstat names (TcpExtTCPTimeouts, IcmpInDestUnreachs), snmp_exporter's IP-MIB, TCP-MIB and UDP-MIB "
+        "objects under their RFC names in nstat style, so triage reads the same PMTUD evidence as from nstat -az; a "
+        "counter the scrape does not show is unknown, never 0."),
 )
 
 # `name{labels} value [timestamp]`; labels as the format quotes them
@@ -93,6 +98,7 @@ _DETECT = needs(re.compile(
     r"|ip(?:Reasm|Frag)[A-Za-z]+|nstat_Ip6?(?:Reasm|Frag)[A-Za-z]+|net_ip6?_(?:reasm|frag)[a-z]+|mssdiag_ip_[a-z_]+_total)"
     r"(?:_total)?(?:\{[^}\n]*\})?|ipSystemStats[A-Za-z]+\{[^}\n]*ipSystemStatsIPVersion[^}\n]*\})[ \t]+[-+0-9.NI]", re.M),
     "netstat_Ip", "ipSystemStats", "ipReasm", "ipFrag", "nstat_Ip", "net_ip", "mssdiag_ip_", fold=False)
+_TYPE = re.compile(r"^[ \t]*# TYPE (?P<name>[A-Za-z_:][A-Za-z0-9_:]*) (?P<type>[a-z]+)")
 _EXPOSITION = re.compile(r"^[ \t]*# (?:TYPE|HELP) [A-Za-z_:]|^[ \t]*# EOF[ \t]*$", re.M)
 # node_exporter's netstat collector with its default fields: IP metrics (Ip_Forwarding, Ip6_InOctets,
 # IpExt_OutOctets) but none of the fragment counters, which its default --collector.netstat.fields
@@ -154,6 +160,63 @@ def metric(name: str, labels: Dict[str, str]) -> Optional[Tuple[str, str, bool]]
     return None
 
 
+# Every counter of a scrape (model.Counter), beside the headline ones metric() reads: the
+# kernel's under node_exporter's, Telegraf's nstat and net inputs' names (the standard name is
+# the nstat name), the MIB objects under snmp_exporter's, and mssdiag's own.
+_KERNEL = re.compile(r"(?P<source>(?:node_)?netstat)_(?P<group>[A-Za-z0-9]+)_(?P<field>[A-Za-z0-9]+)")
+_NSTAT_ANY = re.compile(r"nstat_(?P<name>[A-Z][A-Za-z0-9]+)")
+_NET_ANY = re.compile(r"net_(?P<group>[a-z0-9]+)_(?P<field>[a-z0-9]+)")
+MIB_NAME = re.compile(r"(?:ip|icmp|tcp|udp)[A-Z][A-Za-z0-9]*")
+_KERNEL_GROUPS = {g.lower() for g in linux.KERNEL_GROUPS}
+_FAMILY_LABELS = {"ipSystemStats": "ipSystemStatsIPVersion"}
+
+
+def counter_of(name: str, labels: Dict[str, str], typed: str = "") -> Optional[Tuple[str, Optional[str]]]:
+    """(section, standard name or None) of a sample that is a counter (model.Counter), or None:
+    not a counter of a source this reader knows, or a setting. `typed` is the scrape's `# TYPE`
+    for the metric: a MIB object with no standard name is a counter only when typed so."""
+    m = _MSSDIAG.fullmatch(name)
+    if m is not None:
+        what = metric(name, labels)
+        if what is None:
+            return None
+        family, counter, _ = what
+        group = "Ip" if family == "ipv4" else "Ip6"
+        return "mssdiag", group + ("OutForwDatagrams" if family == "ipv6" and counter == "ForwDatagrams" else counter)
+    if name.endswith("_total"):
+        name = name[:-6]
+    m = _KERNEL.fullmatch(name)
+    if m is not None and m["group"].lower() in _KERNEL_GROUPS:
+        standard = linux.nstat_name(m["group"], m["field"])
+        return None if standard in linux.SETTINGS else ("node_netstat" if m["source"].startswith("node_") else "netstat",
+                                                        standard)
+    m = _NSTAT_ANY.fullmatch(name)
+    if m is not None and any(m["name"].startswith(g) and m["name"][len(g):][:1].isupper() for g in linux.KERNEL_GROUPS):
+        return None if m["name"] in linux.SETTINGS else ("nstat", m["name"])
+    m = _NET_ANY.fullmatch(name)
+    if m is not None and m["group"] in _KERNEL_GROUPS:
+        standard = linux.nstat_name(m["group"], m["field"])
+        return None if standard in linux.SETTINGS else ("net", standard)
+    if MIB_NAME.fullmatch(name) is None or name in base.MIB_SETTINGS:
+        return None
+    m = _SNMP_TABLE.fullmatch(name)
+    if m is not None:
+        standard = base.table_standard(m["name"], _FAMILY.get(labels.get("ipSystemStatsIPVersion", "").lower(), ""))
+        hit = _COUNTER.get(m["name"].lower())
+    else:
+        standard, hit = base.mib_standard(name), None
+    if standard is None and hit is None and typed != "counter":
+        return None
+    return ("TCP-MIB" if name.startswith("tcp") else "UDP-MIB" if name.startswith("udp") else "IP-MIB"), standard
+
+
+def _printed(name: str, labels: Dict[str, str]) -> str:
+    """A sample's counter label: its name and the labels that tell its series apart (not the
+    host's nor the job's), as printed."""
+    own = [f'{k}="{v}"' for k, v in labels.items() if k not in _HOST_LABELS and k != "job"]
+    return name + ("{" + ",".join(own) + "}" if own else "")
+
+
 def _labels(text: Optional[str]) -> Optional[Dict[str, str]]:
     if not text:
         return {}
@@ -212,11 +275,19 @@ class Series:
         self.stamps: set = set()
         self.node_ip: set = set()                   # families node_exporter's netstat collector showed
         self.reading = Reading(format=fmt, ipv4=None, host=host, taken_at=taken_at)
+        self.every = base.Every(self.reading)
 
-    def take(self, key: str, shown: str, number: str, what: Tuple[str, str, bool]) -> None:
-        """One sample: `shown` as printed (raw), `number` its value without a type suffix."""
-        family, counter, hc = what
+    def take(self, key: str, shown: str, number: str, what: Optional[Tuple[str, str, bool]],
+             counter_as: Optional[Tuple[str, str, Optional[str]]] = None) -> None:
+        """One sample: `shown` as printed (raw), `number` its value without a type suffix; `what`
+        the headline counter it is (metric()), `counter_as` its (section, label, standard name)
+        among every counter (counter_of())."""
         reading = self.reading
+        if what is None:
+            if counter_as is not None:
+                self.every.add(*counter_as[:2], value_of(key, number, reading), counter_as[2])
+            return
+        family, counter, hc = what
         if counter == "setting":
             reading.raw[key] = shown
             return
@@ -233,10 +304,15 @@ class Series:
                 reading.warnings.append(f"{key!r} shown twice with different values ({self.seen[ident]} and "
                                         f"{shown}): counter unknown")
                 row[counter] = None
+                at = self.every.at.get(counter_as[:2]) if counter_as else None
+                if at is not None:
+                    reading.counters[at]["value"] = None
             return
         self.seen[ident] = shown
         reading.raw[key] = shown
         value = value_of(key, number, reading)
+        if counter_as is not None:
+            self.every.add(*counter_as[:2], value, counter_as[2])
         if hc:
             self.hc[family].add(counter)
             row[counter] = value
@@ -258,10 +334,14 @@ class Series:
 
 def read(lines: List[str]) -> Reading:
     hosts: Dict[Optional[str], Series] = {}
+    types: Dict[str, str] = {}
     openmetrics = False
     for line in lines:
         if line.lstrip().startswith("#"):
             openmetrics = openmetrics or line.strip() == "# EOF"
+            t = _TYPE.match(line)
+            if t is not None:
+                types[t["name"]] = t["type"]
             continue
         m = _SAMPLE.match(line)
         if m is None:
@@ -273,20 +353,26 @@ def read(lines: List[str]) -> Reading:
         if name.endswith("_created"):
             continue                                  # OpenMetrics: when the counter was created
         what = metric(name, labels)
+        kind = counter_of(name, labels, types.get(name[:-6] if name.endswith("_total") else name)
+                          or types.get(name, ""))
         if what is None:
             if _NODE_ANY.match(name):
                 node = hosts.setdefault(host_of(labels), Series("Prometheus exposition"))
                 node.node_ip.add("ipv6" if name.startswith("node_netstat_Ip6_") else "ipv4")
-            continue
-        family, counter, _ = what
+            if kind is None:
+                continue
         host = hosts.setdefault(host_of(labels), Series("Prometheus exposition"))
-        if name.startswith("node_netstat_"):
-            host.node_ip.add(family)
-        key = name + (f".{family}" if counter not in ("forwarding", "setting") and "ipSystemStatsIPVersion" in labels
-                      or name.startswith("mssdiag_") else "")
+        key = name
+        if what is not None:
+            family, counter, _ = what
+            if name.startswith("node_netstat_"):
+                host.node_ip.add(family)
+            key = name + (f".{family}" if counter not in ("forwarding", "setting") and "ipSystemStatsIPVersion" in labels
+                          or name.startswith("mssdiag_") else "")
         if m["ts"]:
             host.stamps.add(m["ts"])
-        host.take(key, m["value"], m["value"], what)
+        host.take(key, m["value"], m["value"], what,
+                  None if kind is None else (kind[0], _printed(name, labels), kind[1]))
     out: List[Reading] = []
     for name, host in hosts.items():
         if host.node_ip and not any(host.values.values()):

@@ -55,7 +55,10 @@ META = Meta(
         "agent routes: forwarding(1) is true, notForwarding(2) false. When a walk holds both the "
         "scalars and the table, IPv4 is read from the scalars (the table's ipv4 row stays in raw) and IPv6 "
         "from the table. Wraps are judged at 32 bits: every "
-        "fragmentation counter of IP-MIB is a Counter32, even in ipSystemStatsTable."),
+        "fragmentation counter of IP-MIB is a Counter32, even in ipSystemStatsTable. Every counter of the walk is kept "
+        "(`counters`): each ip group object and ipSystemStatsTable column, and the icmp (IP-MIB), tcp (TCP-MIB) and "
+        "udp (UDP-MIB) group scalars, named or numeric, with the RFC name in nstat style (IcmpInDestUnreachs, "
+        "TcpRetransSegs) where one exists; settings (ipDefaultTTL, tcpRtoMin...) are left out."),
 )
 
 _SCALARS = {"ipInReceives": "InReceives", "ipInDelivers": "InDelivers", "ipOutRequests": "OutRequests",
@@ -65,7 +68,9 @@ _SCALARS = {"ipInReceives": "InReceives", "ipInDelivers": "InDelivers", "ipOutRe
 _SCALAR_OIDS = {"3": "ipInReceives", "6": "ipForwDatagrams", "9": "ipInDelivers", "10": "ipOutRequests",
                 "13": "ipReasmTimeout", "14": "ipReasmReqds", "15": "ipReasmOKs", "16": "ipReasmFails",
                 "17": "ipFragOKs", "18": "ipFragFails", "19": "ipFragCreates", "1": "ipForwarding",
-                "25": "ipv6IpForwarding"}
+                "25": "ipv6IpForwarding", "2": "ipDefaultTTL", "4": "ipInHdrErrors", "5": "ipInAddrErrors",
+                "7": "ipInUnknownProtos", "8": "ipInDiscards", "11": "ipOutDiscards", "12": "ipOutNoRoutes",
+                "23": "ipRoutingDiscards", "26": "ipv6IpDefaultHopLimit"}
 # ipSystemStatsEntry column -> (object name, counter, HC)
 _COLUMNS = {"3": ("InReceives", "InReceives", False), "4": ("HCInReceives", "InReceives", True),
             "12": ("InForwDatagrams", "ForwDatagrams", False), "13": ("HCInForwDatagrams", "ForwDatagrams", True),
@@ -76,6 +81,30 @@ _COLUMNS = {"3": ("InReceives", "InReceives", False), "4": ("HCInReceives", "InR
             "24": ("HCOutForwDatagrams", "OutForw", True), "27": ("OutFragOKs", "FragOKs", False),
             "28": ("OutFragFails", "FragFails", False), "29": ("OutFragCreates", "FragCreates", False)}
 _BY_COLUMN_NAME = {name: col for col, (name, _, _) in _COLUMNS.items()}
+# every counter column of ipSystemStatsEntry (RFC 4293), by column number: kept among the
+# snapshot's counters (model.Counter), the headline ones above included
+_TABLE = dict(enumerate((
+    "InReceives", "HCInReceives", "InOctets", "HCInOctets", "InHdrErrors", "InNoRoutes", "InAddrErrors",
+    "InUnknownProtos", "InTruncatedPkts", "InForwDatagrams", "HCInForwDatagrams", "ReasmReqds", "ReasmOKs",
+    "ReasmFails", "InDiscards", "InDelivers", "HCInDelivers", "OutRequests", "HCOutRequests", "OutNoRoutes",
+    "OutForwDatagrams", "HCOutForwDatagrams", "OutDiscards", "OutFragReqds", "OutFragOKs", "OutFragFails",
+    "OutFragCreates", "OutTransmits", "HCOutTransmits", "OutOctets", "HCOutOctets", "InMcastPkts", "HCInMcastPkts",
+    "InMcastOctets", "HCInMcastOctets", "OutMcastPkts", "HCOutMcastPkts", "OutMcastOctets", "HCOutMcastOctets",
+    "InBcastPkts", "HCInBcastPkts", "OutBcastPkts", "HCOutBcastPkts"), 3))
+_TABLE_NAMES = frozenset(_TABLE.values())
+# the icmp (RFC 1213 / 4293), tcp (RFC 4022) and udp (RFC 4113) group scalars, by OID arc
+_GROUP_OIDS = {
+    "5": {str(n): "icmp" + f for n, f in enumerate(base.MIB_FIELDS["icmp"], 1)},
+    "6": {str(n): "tcp" + f for n, f in ((1, "RtoAlgorithm"), (2, "RtoMin"), (3, "RtoMax"), (4, "MaxConn"),
+                                          (5, "ActiveOpens"), (6, "PassiveOpens"), (7, "AttemptFails"),
+                                          (8, "EstabResets"), (9, "CurrEstab"), (10, "InSegs"), (11, "OutSegs"),
+                                          (12, "RetransSegs"), (14, "InErrs"), (15, "OutRsts"), (17, "HCInSegs"),
+                                          (18, "HCOutSegs"))},
+    "7": {str(n): "udp" + f for n, f in ((1, "InDatagrams"), (2, "NoPorts"), (3, "InErrors"), (4, "OutDatagrams"),
+                                          (8, "HCInDatagrams"), (9, "HCOutDatagrams"))},
+}
+_KNOWN_SCALARS = frozenset(_SCALAR_OIDS.values()) | frozenset(n for g in _GROUP_OIDS.values() for n in g.values())
+_MIB_OF = {"tcp": "TCP-MIB", "udp": "UDP-MIB"}
 _ROW = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
 
 # An object and its value, in every output form: `-Of` full names (`.iso.org...ip.ipReasmReqds.0`),
@@ -84,9 +113,11 @@ _ROW = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
 # followed by `=` or a blank and a value, so a tool's command line quoting object names
 # (`'IP-MIB::ipReasmReqds.0' 'IP-MIB::ipReasmOKs.0'`) is not a walk.
 _LINE = re.compile(
-    r"(?:^|(?<=[\s/#+>:.'\"-]))(?:(?P<mib>IP-MIB|RFC1213-MIB)::)?"
-    r"(?:(?P<name>ip[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)(?:\.(?P<index>0|ipv4|ipv6|[12])|\[\"?(?P<xindex>ipv4|ipv6|[12])\"?\])"
-    r"|(?:iso|\.?1)\.3\.6\.1\.2\.1\.4\.(?P<oid>[0-9]{1,2}\.0|31\.1\.1\.[0-9]{1,2}\.[12]))"
+    r"(?:^|(?<=[\s/#+>:.'\"-]))(?:(?P<mib>IP-MIB|RFC1213-MIB|TCP-MIB|UDP-MIB)::)?"
+    r"(?P<object>(?P<name>(?:ip|icmp|tcp|udp)[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)"
+    r"(?:\.(?P<index>0|ipv4|ipv6|[12])|\[\"?(?P<xindex>ipv4|ipv6|[12])\"?\])"
+    r"|(?:iso|\.?1)\.3\.6\.1\.2\.1\.(?:4\.(?P<oid>[0-9]{1,2}\.0|31\.1\.1\.[0-9]{1,2}\.[12])"
+    r"|(?P<group>[567])\.(?P<arc>[0-9]{1,2})\.0))"
     r"(?:[ \t]*=[ \t]*|[ \t]+)(?:Wrong Type \(should be [A-Za-z0-9]+\):[ \t]*)?"
     r"(?:(?P<type>Counter32|Counter64|INTEGER|Gauge32|Integer32|Unsigned32)[ \t]*:[ \t]*)?"
     r"(?P<value>[^\s'].*?)[ \t]*$")
@@ -112,13 +143,16 @@ def detect(text: str) -> float:
 def _object(m: "re.Match[str]") -> Optional[Tuple[str, str]]:
     """(object name, family) of a matched line: scalars are ('ipReasmReqds', ''), table
     columns ('ipSystemStatsReasmReqds', 'ipv4')."""
+    if m["group"]:
+        name = _GROUP_OIDS[m["group"]].get(m["arc"])
+        return (name, "") if name else None
     if m["oid"]:
         parts = m["oid"].split(".")
         if parts[0] != "31":
             name = _SCALAR_OIDS.get(parts[0])
             return (name, "") if name else None
-        col = _COLUMNS.get(parts[3])
-        return ("ipSystemStats" + col[0], _ROW[parts[4]]) if col else None
+        col = _TABLE.get(int(parts[3]))
+        return ("ipSystemStats" + col, _ROW[parts[4]]) if col else None
     name = m["name"]
     index = m["index"] or m["xindex"]
     if name.startswith("ipSystemStats"):
@@ -135,6 +169,23 @@ def _unit(shown: str) -> str:
     return m["n"] if m else shown
 
 
+def _counter(name: str, family: str, typed: bool, printed: str) -> Optional[Tuple[str, str, Optional[str]]]:
+    """(section, label, standard name) of an object among every counter (model.Counter), or
+    None: a setting, or an object of unknown meaning not typed as a counter. The section is the
+    object's MIB, the label the object and index as printed (`ipReasmReqds.0`, `.1.3.6.1.2.1.4.14.0`)."""
+    if name in base.MIB_SETTINGS:
+        return None
+    if family:
+        column = name[len("ipSystemStats"):]
+        if column not in _TABLE_NAMES and not typed:
+            return None
+        return "IP-MIB", printed, base.table_standard(column, family)
+    standard = base.mib_standard(name)
+    if standard is None and name not in _KNOWN_SCALARS and not typed:
+        return None
+    return _MIB_OF.get(name[:3], "IP-MIB"), printed, standard
+
+
 def read(lines: List[str]) -> Reading:
     reading = Reading(format="snmpwalk IP-MIB", ipv4=None)
     scalars: Dict[str, Optional[int]] = {}
@@ -143,8 +194,11 @@ def read(lines: List[str]) -> Reading:
     numeric = textual = False
     quoted = 0
     repeats = base.Repeats(reading)
+    every = base.Every(reading)
+    v4_row: List[int] = []          # counters of the table's ipv4 row that have a standard name
     for line in lines:
-        if "ip" not in line and "3.6.1.2.1.4." not in line:
+        if "ip" not in line and "icmp" not in line and "tcp" not in line and "udp" not in line \
+                and "3.6.1.2.1." not in line:
             continue
         m = _LINE.search(line)
         if not m:
@@ -153,8 +207,8 @@ def read(lines: List[str]) -> Reading:
         if obj is None:
             continue
         name, family = obj
-        numeric = numeric or bool(m["oid"])
-        textual = textual or not m["oid"]
+        numeric = numeric or bool(m["oid"] or m["group"])
+        textual = textual or not (m["oid"] or m["group"])
         shown = m["value"]
         opened = line[:m.start()].rstrip()[-1:]
         if opened in ("'", '"'):
@@ -174,46 +228,45 @@ def read(lines: List[str]) -> Reading:
         if name == "ipReasmTimeout":
             reading.raw[name] = shown          # the timer in seconds, a setting
             continue
-        if family:
-            col = _BY_COLUMN_NAME.get(name[len("ipSystemStats"):])
-            if col is None:
-                continue
-            _, counter, is_hc = _COLUMNS[col]
-            key = f"{name}.{family}"
-            if family in repeats.stopped:
-                continue
-            if shown.startswith(("No Such", "No more")):
+        kind = _counter(name, family, m["type"] in ("Counter32", "Counter64"), m["object"])
+        col = _BY_COLUMN_NAME.get(name[len("ipSystemStats"):]) if family else None
+        counter = None if family else _SCALARS.get(name)
+        if kind is None and col is None and counter is None:
+            continue
+        key = f"{name}.{family or 0}"
+        if (family or "ipv4") in repeats.stopped:
+            continue
+        if shown.startswith(("No Such", "No more")):
+            if col is not None or counter is not None:
                 reading.raw[key] = shown
-                continue
-            value = base.value_of(key, _unit(shown), reading)
-            if not repeats.keep(family, name, key, value, shown):
-                if repeats.conflicted(family, name):
-                    table.setdefault(family, {})[counter] = None
-                continue
+            continue
+        value = base.value_of(key, _unit(shown), reading)
+        if not repeats.keep(family or "ipv4", name, key, value, shown):
+            if repeats.conflicted(family or "ipv4", name):
+                if col is not None:
+                    table.setdefault(family, {})[_COLUMNS[col][1]] = None
+                elif counter is not None:
+                    scalars[counter] = None
+                at = every.at.get(kind[:2]) if kind else None
+                if at is not None:
+                    reading.counters[at]["value"] = None
+            continue
+        if kind is not None:
+            if family == "ipv4" and kind[2]:
+                v4_row.append(len(reading.counters))
+            every.add(kind[0], kind[1], value, kind[2])
+        if col is not None:
+            _, head, is_hc = _COLUMNS[col]
             reading.raw[key] = shown
             row = table.setdefault(family, {})
             if is_hc:
-                hc[family].add(counter)
-                row[counter] = value
-            elif counter not in hc[family]:
-                row[counter] = value
-            continue
-        counter = _SCALARS.get(name)
-        if counter is None:
-            continue
-        key = f"{name}.0"
-        if "ipv4" in repeats.stopped:
-            continue
-        if shown.startswith(("No Such", "No more")):
+                hc[family].add(head)
+                row[head] = value
+            elif head not in hc[family]:
+                row[head] = value
+        elif counter is not None:
             reading.raw[key] = shown
-            continue
-        value = base.value_of(key, _unit(shown), reading)
-        if not repeats.keep("ipv4", name, key, value, shown):
-            if repeats.conflicted("ipv4", name):
-                scalars[counter] = None
-            continue
-        reading.raw[key] = shown
-        scalars[counter] = value
+            scalars[counter] = value
     for row in table.values():
         forw = row.pop("OutForw", None)
         if "ForwDatagrams" not in row and forw is not None:
@@ -223,6 +276,8 @@ def read(lines: List[str]) -> Reading:
         if v4 is not None:
             reading.warnings.append("IPv4 printed by both the ip scalars and ipSystemStatsTable's ipv4 row: the "
                                     "scalars are read, the row kept in raw only")
+            for at in v4_row:       # the scalars hold the standard names; the row keeps its own
+                reading.counters[at]["name"] = None
         v4 = scalars
     reading.ipv4 = v4 or None
     reading.ipv6 = table.get("ipv6") or None

@@ -469,7 +469,8 @@ class FastChunk:
 BLOCK = 1 << 16          # text read at a time (a part cleaned copies what follows it in the text held;
                          # and a MiB read at a time was a MiB's page faults, twice, every time)
 MAX_CHUNK = 8 << 20      # a "snapshot" this big with no boundary is cut anyway (flat memory)
-MAX_LINE = 4096          # no netstat line is this long: longer lines are skipped, never held
+MAX_LINE = 16384         # no netstat line is this long (Telegraf's nstat line of /proc/net/netstat, the longest
+                         # real one, is ~6 KiB): longer lines are skipped, never held
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.

@@ -36,7 +36,7 @@ LoadPlugin logfile
 </Plugin>
 LoadPlugin protocols
 <Plugin protocols>
-  Value "/^Ip:/"
+{values}
 </Plugin>
 {writer}
 """
@@ -79,15 +79,22 @@ def missing() -> Optional[str]:
 
 
 def kernel_ip(net: Netns, ns: str) -> Dict[str, int]:
-    """The namespace's /proc/net/snmp Ip: counters, by name."""
-    snmp = net.run(ns, ["cat", "/proc/net/snmp"], timeout=10).stdout.splitlines()
-    names, values = [line.split()[1:] for line in snmp if line.startswith("Ip:")][:2]
-    return dict(zip(names, map(int, values)))
+    """The namespace's /proc/net/snmp Ip: counters by field name (ReasmOKs), and every counter of
+    its /proc/net/snmp and /proc/net/netstat by nstat name (IpReasmOKs, IcmpInEchos, TcpExtTCPTimeouts)."""
+    tables = net.run(ns, ["cat", "/proc/net/snmp", "/proc/net/netstat"], timeout=10).stdout.splitlines()
+    names, values = [line.split()[1:] for line in tables if line.startswith("Ip:")][:2]
+    out = dict(zip(names, map(int, values)))
+    for head, row in zip(tables[::2], tables[1::2]):
+        group = head.split(":")[0]
+        out.update({group + k: int(v) for k, v in zip(head.split()[1:], row.split()[1:])})
+    return out
 
 
-def capture(net: Netns, ns: str, host: str, writer: str, work: Path, pings: int, seconds: float = 2.6):
-    """collectd's JSON of namespace `ns` (after `pings` fragmented echoes on its loopback) and the
-    kernel's Ip counters read right after collectd stopped: (text, counters)."""
+def capture(net: Netns, ns: str, host: str, writer: str, work: Path, pings: int, seconds: float = 2.6,
+            values: tuple = ("/^Ip:/",)):
+    """collectd's JSON of namespace `ns` (after `pings` fragmented echoes on its loopback), its
+    protocols plugin reading the `values` it matches, and the kernel's counters read right after
+    collectd stopped (kernel_ip): (text, counters)."""
     work.mkdir(parents=True, exist_ok=True)
     net.run(ns, ["ip", "link", "set", "lo", "mtu", "1500"], check=True)
     done = net.run(ns, ["ping", "-c", str(pings), "-i", "0.2", "-s", "3000", "127.0.0.1"], timeout=30)
@@ -102,7 +109,8 @@ def capture(net: Netns, ns: str, host: str, writer: str, work: Path, pings: int,
     else:
         block = WRITE_LOG
     conf = work / "collectd.conf"
-    conf.write_text(CONF.format(host=host, base=work, writer=block))
+    conf.write_text(CONF.format(host=host, base=work, writer=block,
+                                values="\n".join(f'  Value "{v}"' for v in values)))
     agent = net.popen(ns, ["collectd", "-f", "-C", str(conf)])
     try:
         time.sleep(seconds)

@@ -14,6 +14,10 @@ from netns import Netns, unavailable
 
 REASON = unavailable() or agentlab.missing()
 SEVEN = ("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragFails", "FragCreates")
+# the protocols plugin's counters: IP, ICMP and its per-type IcmpMsg, and TcpExt's PMTUD ones
+VALUES = ("/^(Ip|Icmp|IcmpMsg):/", "/^TcpExt:TCP(Timeouts|MTUP)/")
+BEYOND = ("IcmpInEchos", "IcmpOutEchoReps", "IcmpMsgInType8", "IcmpMsgOutType0", "IcmpInDestUnreachs",
+          "TcpExtTCPTimeouts", "IpReasmOKs")     # not the traffic counters: write_http posts over the loopback
 
 
 @pytest.mark.netns
@@ -24,7 +28,7 @@ def test_collectd_json_is_read_as_the_kernel_counted(tmp_path, writer):
         texts = {}
         for host, pings in (("alpha", 3), ("beta", 5)):
             ns = net.ns(host)
-            texts[host] = agentlab.capture(net, ns, host, writer, tmp_path / host, pings)
+            texts[host] = agentlab.capture(net, ns, host, writer, tmp_path / host, pings, values=VALUES)
     files = []
     for host, (text, _) in texts.items():
         path = tmp_path / f"{host}.json"
@@ -44,5 +48,10 @@ def test_collectd_json_is_read_as_the_kernel_counted(tmp_path, writer):
         assert {k: last[k] for k in SEVEN} == {k: kernel[k] for k in SEVEN}, host
         assert last["ReasmOKs"] == 2 * pings and last["FragCreates"] >= 2 * 2 * pings
         assert whole[-1]["forwarding"] is False
+        # every counter collectd sent, beyond the headline ones, under its nstat name
+        counters = {c["name"]: c["value"] for c in whole[-1]["counters"]}
+        assert {k: counters[k] for k in BEYOND} == {k: kernel[k] for k in BEYOND}, host
+        assert counters["IcmpInEchos"] >= pings and not [c for c in whole[-1]["counters"] if c["name"] is None]
+        assert {c["section"] for c in whole[-1]["counters"]} >= {"collectd.protocols.Ip", "collectd.protocols.Icmp"}
         times = [s["taken_at"] for s in mine]
         assert times == sorted(times) and len(set(times)) == len(times)

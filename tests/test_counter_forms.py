@@ -28,7 +28,10 @@ COLUMNS = {"InReceives": 3, "HCInReceives": 4, "InOctets": 5, "HCInOctets": 6, "
            "HCInForwDatagrams": 13, "ReasmReqds": 14, "ReasmOKs": 15, "ReasmFails": 16, "InDiscards": 17,
            "InDelivers": 18, "HCInDelivers": 19, "OutRequests": 20, "HCOutRequests": 21, "OutNoRoutes": 22,
            "OutForwDatagrams": 23, "HCOutForwDatagrams": 24, "OutDiscards": 25, "OutFragReqds": 26,
-           "OutFragOKs": 27, "OutFragFails": 28, "OutFragCreates": 29}
+           "OutFragOKs": 27, "OutFragFails": 28, "OutFragCreates": 29, "OutTransmits": 30, "HCOutTransmits": 31,
+           "OutOctets": 32, "HCOutOctets": 33, "InMcastPkts": 34, "HCInMcastPkts": 35, "InMcastOctets": 36,
+           "HCInMcastOctets": 37, "OutMcastPkts": 38, "HCOutMcastPkts": 39, "OutMcastOctets": 40,
+           "HCOutMcastOctets": 41, "InBcastPkts": 42, "HCInBcastPkts": 43, "OutBcastPkts": 44, "HCOutBcastPkts": 45}
 NAME_OF_SCALAR = {v: k for k, v in SCALARS.items()}
 NAME_OF_COLUMN = {v: k for k, v in COLUMNS.items()}
 ROW = {"ipv4": 1, "ipv6": 2}
@@ -93,8 +96,11 @@ SNMP_FIXTURES = sorted((NETSTAT / "snmp").glob("*.txt"))
 
 
 def counters(text: str):
+    """The headline counters of each snapshot, and every counter with a standard name (their
+    labels are the objects as each form prints them)."""
     snaps = list(parsers.iter_parse(text, os="snmp"))
-    return [(s.ipv4, s.ipv6, s.forwarding) for s in snaps]
+    return [(s.ipv4, s.ipv6, s.forwarding, sorted((c["name"], c["value"]) for c in s.counters if c["name"]))
+            for s in snaps]
 
 
 @pytest.mark.parametrize("raw", SNMP_FIXTURES, ids=[p.name for p in SNMP_FIXTURES])
@@ -304,3 +310,149 @@ def test_a_collectd_value_list_pasted_twice_is_read_once():
     twice, _ = agent("\n".join(lines[:at + 1] + lines[at:]) + "\n")
     assert [(s.host, s.ipv4) for s in twice] == [(s.host, s.ipv4) for s in once]
     assert any("shown twice" in w for s in twice for w in s.warnings)
+
+
+# ------------------------------------------------------------------ every counter in the metric forms
+
+PMTUD = ("ptb-received", "ptb-sent", "timeouts-without-ptb", "plpmtud-active", "blackhole-detected")
+KERNEL_GROUPS = ("Ip6", "IpExt", "Ip", "Icmp6", "IcmpMsg", "Icmp", "TcpExt", "Tcp", "UdpLite6", "UdpLite", "Udp6",
+                 "Udp", "MPTcpExt")    # the kernel's /proc/net/{snmp,netstat,snmp6} groups, longest first
+
+
+def nstat_counters(text: str):
+    """(name, value) of every `Name value rate` line of an `nstat -az` text."""
+    return [(m[1], int(m[2])) for m in re.finditer(r"^([A-Z][A-Za-z0-9]+)\s+([0-9]+)\s+[0-9.]+\s*$", text, re.M)]
+
+
+def go_float(value: int) -> str:
+    """An integer as client_golang prints a sample (strconv 'g', shortest): exponent form from 1e6 up."""
+    if value < 10 ** 6:
+        return str(value)
+    digits = str(value).rstrip("0")
+    return f"{digits[0]}{'.' + digits[1:] if len(digits) > 1 else ''}e+{len(str(value)) - 1:02d}"
+
+
+def as_node_exporter(text: str) -> str:
+    """The same counters as node_exporter's netstat collector names them: node_netstat_<Group>_<Field>,
+    the group the kernel's table header names (snmp6's `Ip6InReceives`: up to the `6`)."""
+    out = []
+    for name, value in nstat_counters(text):
+        group = next(g for g in KERNEL_GROUPS if name.startswith(g))
+        metric = f"node_netstat_{group}_{name[len(group):]}"
+        out += [f"# HELP {metric} Statistic {group}{name[len(group):]}.", f"# TYPE {metric} untyped",
+                f"{metric} {go_float(value)}"]
+    return "\n".join(out) + "\n"
+
+
+def as_telegraf_nstat(text: str) -> str:
+    """The same counters as Telegraf's nstat input writes them in line protocol: one line per file it
+    reads (name=netstat, snmp, snmp6), fields named as nstat names them."""
+    files = {"netstat": ("TcpExt", "IpExt", "MPTcpExt"), "snmp6": ("Ip6", "Icmp6", "Udp6", "UdpLite6")}
+    lines = {}
+    for name, value in nstat_counters(text):
+        file = next((f for f, groups in files.items() if name.startswith(groups)), "snmp")
+        lines.setdefault(file, []).append(f"{name}={value}i")
+    return "".join(f"nstat,host=client,name={f} {','.join(fields)} 1795820621000000000\n" for f, fields in lines.items())
+
+
+def pmtud_findings(text: str, os_name=None):
+    from toolkit.rules import catalog
+    from toolkit.hostfile import HostFacts
+    from toolkit.hosts import Host, deltas
+    h = Host(HostFacts("client", os="linux"))
+    h.snapshots = parsers.parse(text, source="t", os=os_name)
+    h.deltas = deltas(h.snapshots)
+    titles = [parsers.REGISTRY[n].META.title for n in ("prometheus", "influx", "linux")]
+    return [(f.code, f.severity, f.title, [re.sub(r"last snapshot [^)]*", "last snapshot", re.sub(
+                "|".join(map(re.escape, titles)), "FORMAT", e)) for e in f.evidence])
+            for f in catalog.evaluate(h) if f.code in PMTUD]
+
+
+@pytest.mark.parametrize("render", [as_node_exporter, as_telegraf_nstat], ids=["node_exporter", "telegraf nstat"])
+@pytest.mark.parametrize("fixture", ["netns-client-blackhole-nstat-az.txt", "netns-client-probing2-nstat-az.txt"])
+def test_a_metric_scrape_gives_triage_the_same_pmtud_evidence_as_nstat(render, fixture):
+    text = (NETSTAT / "linux" / fixture).read_text()
+    metrics = render(text)
+    (snap,) = parsers.parse(metrics)
+    assert snap.os in ("prometheus", "influx")
+    (dump,) = parsers.parse(text)
+    want = {c["name"]: c["value"] for c in dump.counters if c["name"]}
+    assert {c["name"]: c["value"] for c in snap.counters} == {k: v for k, v in want.items()
+                                                              if k not in ("IpForwarding", "IpDefaultTTL")}
+    from parsers.model import signal_values
+    assert signal_values(parsers.REGISTRY[snap.os].META, snap.counters).keys() == \
+        signal_values(parsers.REGISTRY["linux"].META, dump.counters).keys()
+    found = pmtud_findings(metrics)
+    assert found == pmtud_findings(text)
+    assert found, "the fixture shows PMTUD evidence"
+
+
+def test_every_counter_of_a_scrape_stays_with_its_host():
+    text = ('node_netstat_TcpExt_TCPTimeouts{instance="web1:9100",job="node"} 9\n'
+            'node_netstat_Ip_ReasmReqds{instance="web1:9100",job="node"} 40\n'
+            'node_netstat_TcpExt_TCPTimeouts{instance="web2:9100",job="node"} 2\n'
+            'node_netstat_Icmp_InDestUnreachs{instance="web2:9100",job="node"} 5\n'
+            'node_netstat_Ip_ReasmReqds{instance="web2:9100",job="node"} 7\n')
+    snaps = list(parsers.iter_parse(text))
+    assert [(s.host, [(c["section"], c["label"], c["name"], c["value"]) for c in s.counters]) for s in snaps] == [
+        ("web1", [("node_netstat", "node_netstat_TcpExt_TCPTimeouts", "TcpExtTCPTimeouts", 9),
+                  ("node_netstat", "node_netstat_Ip_ReasmReqds", "IpReasmReqds", 40)]),
+        ("web2", [("node_netstat", "node_netstat_TcpExt_TCPTimeouts", "TcpExtTCPTimeouts", 2),
+                  ("node_netstat", "node_netstat_Icmp_InDestUnreachs", "IcmpInDestUnreachs", 5),
+                  ("node_netstat", "node_netstat_Ip_ReasmReqds", "IpReasmReqds", 7)])]
+
+
+def test_a_counter_shown_twice_is_unknown_with_one_warning():
+    text = ('node_netstat_Ip_ReasmReqds 40\nnode_netstat_Ip_ReasmReqds 41\n'
+            'node_netstat_TcpExt_TCPTimeouts 3\nnode_netstat_TcpExt_TCPTimeouts 4\n')
+    (snap,) = parsers.iter_parse(text)
+    assert snap.ipv4["ReasmReqds"] is None
+    assert [(c["name"], c["value"]) for c in snap.counters] == [("IpReasmReqds", None), ("TcpExtTCPTimeouts", None)]
+    assert len([w for w in snap.warnings if "twice" in w]) == 2
+
+
+def test_settings_and_unknown_metrics_are_no_counters():
+    text = ('node_netstat_Ip_Forwarding 1\nnode_netstat_Ip_DefaultTTL 64\nnode_netstat_Ip_ReasmReqds 4\n'
+            'node_netstat_Tcp_RtoMin 200\nnode_sockstat_TCP_inuse 5\n'
+            'ipReasmTimeout 60\nipReasmOKs 2\n# TYPE ipAdEntIfIndex gauge\nipAdEntIfIndex{ipAdEntAddr="10.0.0.1"} 2\n'
+            '# TYPE ipSystemStatsOutFragReqds counter\nipSystemStatsOutFragReqds{ipSystemStatsIPVersion="1"} 3\n')
+    (snap,) = parsers.iter_parse(text)
+    assert [(c["label"], c["name"], c["value"]) for c in snap.counters] == [
+        ("node_netstat_Ip_ReasmReqds", "IpReasmReqds", 4), ("ipReasmOKs", "IpReasmOKs", 2),
+        ('ipSystemStatsOutFragReqds{ipSystemStatsIPVersion="1"}', None, 3)]
+
+
+def test_telegraf_net_fields_get_the_kernel_names():
+    text = ("net,interface=all,host=h ip_reasmfails=0i,icmp_indestunreachs=11005i,tcp_retranssegs=14669i,"
+            "icmpmsg_outtype3=7i,udp_ignoredmulti=2i,ip_forwarding=1i 1492831540000000000\n")
+    (snap,) = parsers.iter_parse(text)
+    assert [(c["label"], c["name"], c["value"]) for c in snap.counters] == [
+        ("ip_reasmfails", "IpReasmFails", 0), ("icmp_indestunreachs", "IcmpInDestUnreachs", 11005),
+        ("tcp_retranssegs", "TcpRetransSegs", 14669), ("icmpmsg_outtype3", "IcmpMsgOutType3", 7),
+        ("udp_ignoredmulti", "UdpIgnoredMulti", 2)]
+
+
+def test_agent_json_keyed_by_nstat_names_keeps_every_counter():
+    doc = {"netstatistics": {"IpReasmFails": 3, "TcpExtTCPTimeouts": 12, "IcmpInDestUnreachs": 0,
+                             "IpAddress": "10.0.0.1"}, "hostname": "c1"}
+    (snap,) = parsers.iter_parse(json.dumps(doc) + "\n")
+    assert snap.host == "c1"
+    assert [(c["section"], c["label"], c["name"], c["value"]) for c in snap.counters] == [
+        ("netstatistics", "IpReasmFails", "IpReasmFails", 3),
+        ("netstatistics", "TcpExtTCPTimeouts", "TcpExtTCPTimeouts", 12),
+        ("netstatistics", "IcmpInDestUnreachs", "IcmpInDestUnreachs", 0)]
+
+
+def test_icmp_tcp_udp_objects_read_alike_named_and_numeric():
+    """The icmp, tcp and udp groups' scalars by their RFC 1213 / 4022 / 4113 numbers, beside a walk's ip objects."""
+    numbers = {"icmpInDestUnreachs": "5.3", "icmpOutDestUnreachs": "5.16", "tcpRetransSegs": "6.12",
+               "tcpOutSegs": "6.11", "udpNoPorts": "7.2", "tcpHCInSegs": "6.17"}
+    mib = {"icm": "IP-MIB", "tcp": "TCP-MIB", "udp": "UDP-MIB"}
+    head = "IP-MIB::ipReasmReqds.0 = Counter32: 4\n"
+    named = head + "".join(f"{mib[n[:3]]}::{n}.0 = Counter{'64' if 'HC' in n else '32'}: {k}\n"
+                           for k, n in enumerate(numbers, 1))
+    numeric = ".1.3.6.1.2.1.4.14.0 = Counter32: 4\n" + "".join(
+        f".1.3.6.1.2.1.{o}.0 = Counter{'64' if 'HC' in n else '32'}: {k}\n" for k, (n, o) in enumerate(numbers.items(), 1))
+    got = [[(c["name"], c["value"]) for c in parsers.parse(t, os="snmp")[0].counters] for t in (named, numeric)]
+    assert got[0] == got[1] == [("IpReasmReqds", 4), ("IcmpInDestUnreachs", 1), ("IcmpOutDestUnreachs", 2),
+                                ("TcpRetransSegs", 3), ("TcpOutSegs", 4), ("UdpNoPorts", 5), (None, 6)]

@@ -46,7 +46,8 @@ def test_the_audit_prometheus_file_reads_back_as_the_same_counters(tmp_path):
 
 
 REASON = unavailable()
-FIELDS = "^(Ip_(Forwarding|InReceives|InDelivers|OutRequests|ForwDatagrams|Reasm.*|Frag.*)|Ip6_(Reasm.*|Frag.*|InReceives))$"
+FIELDS = ("^(Ip_(Forwarding|InReceives|InDelivers|OutRequests|ForwDatagrams|Reasm.*|Frag.*)|Ip6_(Reasm.*|Frag.*|InReceives)"
+          "|Icmp_.*|IcmpMsg_.*|Tcp_(OutSegs|RetransSegs)|TcpExt_(TCPTimeouts|TCPMTUP.*))$")
 FETCH = ("import sys, time, urllib.request\n"
          "for _ in range(100):\n"
          "    try:\n"
@@ -109,6 +110,9 @@ def test_a_default_node_exporter_scrape_says_its_counters_are_unknown(tmp_path):
     assert len(snaps) == 1 and snaps[0]["os"] == "prometheus" and snaps[0]["forwarding"] is True
     assert set(snaps[0]["ipv4"].values()) == {None}
     assert any("--collector.netstat.fields" in w for w in snaps[0]["warnings"])
+    # the counters its default fields do carry: TCP's timeouts and retransmissions, ICMP's messages
+    names = {c["name"] for c in snaps[0]["counters"] if c["value"] is not None}
+    assert {"TcpExtTCPTimeouts", "TcpRetransSegs", "TcpOutSegs", "IcmpInMsgs", "IcmpOutMsgs"} <= names
 
 
 @pytest.mark.netns
@@ -124,9 +128,14 @@ def test_a_real_node_exporter_scrape_is_read_per_host(tmp_path):
             done = net.run(ns, ["ping", "-c", str(pings), "-i", "0.2", "-s", "3000", "127.0.0.1"], timeout=30)
             assert done.returncode == 0, done.stderr
             scrapes[host] = scrape(net, ns, exporter, FIELDS)
-            snmp = net.run(ns, ["cat", "/proc/net/snmp"], timeout=10).stdout.splitlines()
+            snmp = net.run(ns, ["cat", "/proc/net/snmp", "/proc/net/netstat"], timeout=10).stdout.splitlines()
             names, values = [line.split()[1:] for line in snmp if line.startswith("Ip:")][:2]
             scrapes[host + ".kernel"] = dict(zip(names, map(int, values)))
+            every = {}                 # every counter of the kernel's tables, by nstat name
+            for head, row in zip(snmp[::2], snmp[1::2]):
+                group = head.split(":")[0]
+                every.update({group + k: int(v) for k, v in zip(head.split()[1:], row.split()[1:])})
+            scrapes[host + ".every"] = every
     for host in ("alpha", "beta"):
         assert "node_netstat_Ip_ReasmReqds " in scrapes[host]
         (tmp_path / f"{host}-2026-03-03.prom").write_text(scrapes[host])
@@ -141,6 +150,14 @@ def test_a_real_node_exporter_scrape_is_read_per_host(tmp_path):
         for name in ("ReasmReqds", "ReasmOKs", "ReasmFails", "ReasmTimeout", "FragOKs", "FragCreates"):
             assert got[name] == kernel[name], (host, name)
         assert got["ReasmOKs"] >= 2 * pings          # every request and reply reassembled
+        # every counter the scrape shows, beyond the headline ones: ICMP (the echoes), IcmpMsg, TCP, TcpExt
+        counters = {c["name"]: c["value"] for c in snaps[host]["counters"]}
+        every = scrapes[host + ".every"]
+        for name in ("IcmpInEchos", "IcmpOutEchoReps", "IcmpMsgInType8", "IcmpMsgOutType0", "IcmpInDestUnreachs",
+                     "TcpRetransSegs", "TcpExtTCPTimeouts", "TcpExtTCPMTUPFail"):
+            assert counters[name] == every[name], (host, name)
+        assert counters["IcmpInEchos"] >= pings
+        assert not [c for c in snaps[host]["counters"] if c["name"] is None]
 
 
 if __name__ == "__main__":
