@@ -20,7 +20,9 @@ from .silent import Silent
 from .text import DAMAGED, Chunk, line_shape, split
 
 
-_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "evidence", "sockets", "iproute", "routecache"}
+# modules that are no OS's parser (the evidence readers among them are loaded when a text holds their kind)
+_SHARED = {"base", "model", "text", "paste", "shapes", "silent", "evidence", "sockets", "iproute", "routecache",
+           "iplink", "vpnconf", "containernet", "mssclamp"}
 
 
 def _discover() -> Dict[str, ModuleType]:

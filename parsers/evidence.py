@@ -19,15 +19,17 @@ texts as the dumps (files, directories, pastes with prompts) and tied to a host 
 line starts one, so `$ ss -tin` and `$ ip route show cache` pasted at one prompt are two);
 parsers.iter_parse hands each to its `evidence` callback. A new kind is a reader with
 `detect(lines)` and `read(lines)` (items, warnings), wrapped here and added to READERS.
+Each reader's module is imported the first time a text may hold its kind (`present`), so
+reading dumps alone never loads them.
 """
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Callable, List, Optional, Tuple
 
 from dataclasses import dataclass, field
 
-from . import containernet, iplink, iproute, mssclamp, routecache, sockets, vpnconf
 from .model import ParseError
 
 
@@ -69,6 +71,7 @@ def _command(rx: "re.Pattern[str]", command: Optional[str]) -> Optional[str]:
 
 
 def _sockets(lines: List[str], command: Optional[str]) -> Optional[Tuple[str, str, list, List[str]]]:
+    from . import sockets
     if not sockets.detect(lines):
         return None
     items, warnings = sockets.read(lines)
@@ -76,6 +79,7 @@ def _sockets(lines: List[str], command: Optional[str]) -> Optional[Tuple[str, st
 
 
 def _iproute(lines: List[str], command: Optional[str]) -> Optional[Tuple[str, str, list, List[str]]]:
+    from . import iproute
     named = _command(_IP, command)
     text = "\n".join(lines)
     as_json = '"dst"' in text and any(line.lstrip().startswith("[") for line in lines)
@@ -92,6 +96,7 @@ def _iproute(lines: List[str], command: Optional[str]) -> Optional[Tuple[str, st
 
 
 def _destinationcache(lines: List[str], command: Optional[str]):
+    from . import routecache
     if not routecache.detect_destinationcache(lines):
         return None
     items, warnings = routecache.read_destinationcache(lines)
@@ -99,20 +104,23 @@ def _destinationcache(lines: List[str], command: Optional[str]):
 
 
 def _hpux(lines: List[str], command: Optional[str]):
+    from . import routecache
     if not routecache.detect_hpux(lines):
         return None
     items, warnings = routecache.read_hpux(lines)
     return _command(_HPUX, command) or "netstat -rn", "hpux", items, warnings
 
 
-def _stack_reader(module, fmt: str, command_rx: "re.Pattern[str]"):
-    """A reader of the stack's inputs (toolkit/stack.py): Linux, the records its module's
-    `parse` finds in the chunk (iplink's `read` also says which devices were not whole)."""
+def _stack_reader(name: str, fmt: str, command_rx: "re.Pattern[str]"):
+    """A reader of the stack's inputs (toolkit/stack.py): Linux, the records its module
+    (parsers/<name>.py) `parse`s in the chunk (iplink's `read` also says which devices were
+    not whole)."""
     def read(lines: List[str], command: Optional[str]):
-        if module.detect(lines) < 0.5 and not (module is mssclamp and mssclamp.ruleset(lines)):
+        module = importlib.import_module(f".{name}", __package__)
+        if module.detect(lines) < 0.5 and not (name == "mssclamp" and module.ruleset(lines)):
             return None
-        if module is iplink:
-            items, warnings = iplink.read(lines)
+        if name == "iplink":
+            items, warnings = module.read(lines)
         else:
             try:
                 items, warnings = module.parse("\n".join(lines)), []
@@ -136,10 +144,10 @@ READERS: List[Tuple[str, Reader]] = [
     ("routes", _iproute),
     ("routes", _destinationcache),
     ("routes", _hpux),
-    ("links", _stack_reader(iplink, "ip link", _LINK)),
-    ("tunnels", _stack_reader(vpnconf, "VPN configuration", _VPN)),
-    ("networks", _stack_reader(containernet, "container network configuration", _CONTAINER)),
-    ("clamps", _stack_reader(mssclamp, "firewall rules", _CLAMP)),
+    ("links", _stack_reader("iplink", "ip link", _LINK)),
+    ("tunnels", _stack_reader("vpnconf", "VPN configuration", _VPN)),
+    ("networks", _stack_reader("containernet", "container network configuration", _CONTAINER)),
+    ("clamps", _stack_reader("mssclamp", "firewall rules", _CLAMP)),
 ]
 # Words one of the readers needs: a text without any of them holds no evidence (the dumps'
 # chunks are checked with one pass of `in`).
