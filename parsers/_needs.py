@@ -33,7 +33,7 @@ def _folded(text: str) -> str:
 
 
 class Needs:
-    """A compiled (or lazy) pattern that needs one of `words` to match."""
+    """A compiled pattern that needs one of `words` to match."""
     __slots__ = ("rx", "words", "fold")
 
     def __init__(self, rx, words: Iterable[str], fold: bool):

@@ -154,6 +154,7 @@ _DATE_FORMS = [
     # day first: 22.11.2026 (German date /t), 22/11/2026 (UK) when the US reading is impossible
     re.compile(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
 ]
+_YEAR = re.compile(r"\d{4}")      # every form above holds one: a line without it is no date
 _TIME_ONLY = re.compile(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
@@ -300,7 +301,7 @@ def parse_date_line(line: str) -> Optional[Stamp]:
     s = line.strip(_DECOR)
     if _EPOCH.fullmatch(line.rstrip()):   # alone and not indented: an indented number is a count
         return Stamp(datetime.fromtimestamp(int(s), timezone.utc), True)
-    if len(s) < 8 or len(s) > 60 or not s[0].isalnum():
+    if len(s) < 8 or len(s) > 60 or not s[0].isalnum() or not _YEAR.search(s):
         return None
     for form in _DATE_FORMS:
         m = form.fullmatch(s)
