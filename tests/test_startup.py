@@ -1,6 +1,6 @@
 """What the `mssdiag` command loads: scapy (the prober's packets) and ansible (the fleet) are
 imported only by the commands that send packets or run playbooks, never at start-up, by
-help, shell completion or the offline commands; and the version it prints is the package's."""
+help, shell completion or the offline commands; parsing a dump loads no evidence reader; and the version it prints is the package's."""
 from __future__ import annotations
 
 import configparser
@@ -69,3 +69,29 @@ def test_version_constant_is_the_package_version():
     done = subprocess.run([sys.executable, "-m", "toolkit", "--version"], cwd=str(ROOT), capture_output=True,
                           text=True, timeout=60)
     assert done.stdout == f"mssdiag {toolkit.__version__}\n" and done.returncode == 0
+
+
+READERS = ("sockets", "iproute", "routecache", "iplink", "vpnconf", "containernet", "mssclamp")
+LOADED = """
+import atexit, json, sys
+sys.argv = ["mssdiag", "parse", sys.argv[1]]
+atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules if m.split(".")[-1] in %r)),
+                              file=sys.stderr))
+from toolkit.entry import main
+main()
+""" % (READERS,)
+
+
+def readers_loaded(path):
+    done = subprocess.run([sys.executable, "-c", LOADED, str(path)], cwd=str(ROOT), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_parsing_a_dump_loads_no_evidence_reader():
+    assert readers_loaded(SMALL) == []
+
+
+def test_a_socket_table_loads_its_reader():
+    assert "parsers.sockets" in readers_loaded(ROOT / "fixtures" / "evidence" / "lab-drop-ss-tin.txt")
