@@ -77,7 +77,7 @@ def unsafe_vars(values: Dict) -> str:
     uses them as they are and never evaluates them as templates. Targets, vantage patterns
     and paths come from a command line, and `{{ lookup('pipe', ...) }}` in one of them would
     otherwise run on the controller. Each string is written double-quoted with every
-    character outside printable ASCII escaped (YAML's \\uXXXX / \\UXXXXXXXX), so no line
+    character outside printable ASCII escaped (YAML's \\u escape with four hex digits, \\U with eight), so no line
     break, control or separator reaches YAML raw. ValueError for text that is not
     Unicode (a lone surrogate: bytes that were not UTF-8)."""
     def scalar(v) -> str:
