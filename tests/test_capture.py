@@ -15,7 +15,8 @@ import pytest
 import capturelib
 from capturelib import BUILDERS, CAPTURES, SYNTH, actual, pairs
 from toolkit import capture
-from toolkit.capture import pmtext
+from toolkit.capture import pmtext, record
+from toolkit.rules import captured
 
 PAIRS = list(pairs())
 MSSDIAG = str(Path(sys.executable).with_name("mssdiag"))
@@ -185,7 +186,7 @@ def test_exit_codes(tmp_path):
     res = run("--format", "jsonl", str(SYNTH / "ptb_obeyed.pcap"))
     recs = [json.loads(x) for x in res.stdout.splitlines()]
     assert [r["record"] for r in recs] == ["capture", "flow", "finding"]
-    assert all(r["schema"] == capture.SCHEMA for r in recs)
+    assert all(r["schema"] == record.SCHEMA for r in recs)
 
 
 def test_foreign_format_names_the_converter(tmp_path):
@@ -203,7 +204,7 @@ def test_library_api_for_triage():
     assert set(r.hosts()) == {"10.1.0.2", "10.2.0.5"}
     flows, findings = r.for_host("10.2.0.5")
     assert len(flows) == 2 and [f.code for f in findings] == ["capture-legacy-mss"]
-    assert all(f.code in capture.CODES for f in r.findings)
+    assert all(f.code in captured.CODES for f in r.findings)
 
 
 # ---- every capture fixture beside tshark ---------------------------------------------------

@@ -26,18 +26,8 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequ
 if TYPE_CHECKING:       # sniffing a dump imports this package: the findings load with an analysis
     from toolkit.findings import Finding
 
-__all__ = ["analyze", "read", "Result", "SCHEMA", "CODES"]
+__all__ = ["analyze", "read", "Result"]
 TEXT_HEAD = 1 << 20      # a packet_monitor trace shows its first packet within this many bytes
-
-
-def __getattr__(name: str):
-    if name == "CODES":
-        from toolkit.rules import captured
-        return captured.CODES
-    if name == "SCHEMA":
-        from toolkit.capture import record
-        return record.SCHEMA
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
