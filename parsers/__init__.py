@@ -22,7 +22,7 @@ from .text import DAMAGED, Chunk, line_shape, split
 
 # modules that are no OS's parser (the evidence readers among them are loaded when a text holds their kind)
 _SHARED = {"base", "model", "text", "paste", "shapes", "silent", "evidence", "sockets", "iproute", "routecache",
-           "iplink", "vpnconf", "containernet", "mssclamp"}
+           "iplink", "vpnconf", "containernet", "mssclamp", "lazyre"}
 
 
 def _discover() -> Dict[str, ModuleType]:

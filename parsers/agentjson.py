@@ -36,6 +36,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from ._needs import needs
 from . import base, linux, prometheus
 from .model import ALL, Meta, ParseError, Reading, to_int
+from .lazyre import lazy
 
 
 META = Meta(
@@ -71,20 +72,20 @@ META = Meta(
 )
 
 # a key as agents spell a counter; the first group of its path decides nothing else
-_NSTAT_KEY = re.compile(r"Ip6?(?:Reasm|Frag|In|Out|Forw)[A-Za-z]+")
-_MIB_KEY = re.compile(r"ip(?:Reasm|Frag|InReceives|InDelivers|OutRequests|ForwDatagrams|Forwarding)[A-Za-z]*|ipv6IpForwarding")
-_NET_KEY = re.compile(r"ip6?_[a-z]+")
+_NSTAT_KEY = lazy(r"Ip6?(?:Reasm|Frag|In|Out|Forw)[A-Za-z]+")
+_MIB_KEY = lazy(r"ip(?:Reasm|Frag|InReceives|InDelivers|OutRequests|ForwDatagrams|Forwarding)[A-Za-z]*|ipv6IpForwarding")
+_NET_KEY = lazy(r"ip6?_[a-z]+")
 _GROUPS = {"ip": "Ip", "ipv4": "Ip", "ip4": "Ip", "ip6": "Ip6", "ipv6": "Ip6"}
 _HOST_KEYS = ("hostname", "host_name", "host", "agent_host")
 _TIME_KEYS = ("@timestamp", "timestamp", "time")
 
-_DETECT = needs(re.compile(
+_DETECT = needs(lazy(
     r'"(?:Ip6?(?:Reasm|Frag)[A-Za-z]+|ip(?:Reasm|Frag)[A-Za-z]+|ip6?_(?:reasm|frag)[a-z]+'
     r'|(?:Reasm|Frag)(?:Reqds|OKs|Fails|Creates|Timeout))"[ \t]*:'
     r'|"plugin_instance"[ \t]*:[ \t]*"Ip6?"'),
     '"IpReasm', '"IpFrag', '"Ip6Reasm', '"Ip6Frag', '"ipReasm', '"ipFrag', '"ip_reasm', '"ip_frag', '"ip6_',
     '"Reasm', '"Frag', '"plugin_instance"', fold=False)
-_NSTAT_J = re.compile(r'\{\s*"kernel"\s*:\s*\{')       # nstat -j, wherever it sits: the linux reader's
+_NSTAT_J = lazy(r'\{\s*"kernel"\s*:\s*\{')       # nstat -j, wherever it sits: the linux reader's
 MAX_TRIES = 2000          # failed decode attempts in one text before giving up on the rest
 
 
@@ -132,8 +133,8 @@ def _what(path: Tuple[str, ...], key: str, measurement: Optional[str]):
     return None
 
 
-_KERNEL_KEY = re.compile(rf"(?:{'|'.join(linux.KERNEL_GROUPS)})[A-Z][A-Za-z0-9]*")
-_LOWER_KEY = re.compile(r"[a-z0-9]+_[a-z0-9]+")
+_KERNEL_KEY = lazy(rf"(?:{'|'.join(linux.KERNEL_GROUPS)})[A-Z][A-Za-z0-9]*")
+_LOWER_KEY = lazy(r"[a-z0-9]+_[a-z0-9]+")
 
 
 def _counter(path: Tuple[str, ...], key: str, measurement: Optional[str], value: object):

@@ -12,6 +12,7 @@ from typing import List
 from ._needs import needs
 from . import base, bsdstyle
 from .model import ALL, TRAFFIC, Meta, Reading, Signal
+from .lazyre import lazy
 
 
 META = Meta(
@@ -40,7 +41,7 @@ META = Meta(
         + " " + bsdstyle.SIGNAL_WORDS),
 )
 
-_MARKERS = needs(re.compile(
+_MARKERS = needs(lazy(
     r"ipintrq overflows|dead gateway detection|path MTU discovery|path MTU rediscovery"
     r"|IP Multicast packets dropped due to no receiver|packets? (?:processed|dropped) by threads"
     r"|dropped due to MLS filters|not sent due to MLS filters|spliced connections|largesend"

@@ -6,6 +6,7 @@ from typing import Callable, Dict, Iterable, List, Optional, TYPE_CHECKING, Tupl
 
 from .model import ALL, CounterList, Meta, ParseError, Reading, Snapshot, to_int
 from .text import DAMAGED, Chunk, split
+from .lazyre import lazy
 
 
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 # `   92  ipReasmReqds` (count first); a value may carry thousands grouping; anything glued
 # to it is kept so to_int can refuse it instead of dropping characters.
-COUNT_FIRST = re.compile(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>\S.*?)\s*$")
+COUNT_FIRST = lazy(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>\S.*?)\s*$")
 
 
 def value_of(label: str, value: str, reading: Reading) -> Optional[int]:
@@ -114,21 +115,21 @@ Names = Callable[[str, str], Optional[str]]   # (section, label) as printed -> s
 
 # `  12 data packets (3456 bytes) retransmitted`: a count first, then words; a value may be
 # grouped by a locale (`1 234 567`), and what is glued to it is kept so to_int refuses it.
-_LEAD = re.compile(r"^(?P<indent> *)(?P<value>\d\S*(?:[ \u00a0\u202f]\d{3}(?![^\s)]))*)[ \t]+"
-                   r"(?P<rest>[A-Za-z(].*?)[ .]*$")
+_LEAD = lazy(r"^(?P<indent> *)(?P<value>\d\S*(?:[ \u00a0\u202f]\d{3}(?![^\s)]))*)[ \t]+"
+             r"(?P<rest>[A-Za-z(].*?)[ .]*$")
 # `TCPMTUPFail: 3`, `destination unreachable: 5`, `Packets Received = 6268757`
-_NAMED = re.compile(r"^(?P<indent> *)(?P<label>[A-Za-z][^:=]*?)[ \t]*[:=][ \t]*(?P<value>\d\S*)[ \t]*$")
+_NAMED = lazy(r"^(?P<indent> *)(?P<label>[A-Za-z][^:=]*?)[ \t]*[:=][ \t]*(?P<value>\d\S*)[ \t]*$")
 # `Quick ack mode was activated 4 times`: words, one number, words
-_MIDDLE = re.compile(r"^(?P<indent> *)(?P<a>[A-Za-z][A-Za-z' -]*?)[ \t]+(?P<value>\d[\d,]*)[ \t]+"
-                     r"(?P<b>[A-Za-z][A-Za-z' -]*?)[ .]*$")
+_MIDDLE = lazy(r"^(?P<indent> *)(?P<a>[A-Za-z][A-Za-z' -]*?)[ \t]+(?P<value>\d[\d,]*)[ \t]+"
+               r"(?P<b>[A-Za-z][A-Za-z' -]*?)[ .]*$")
 # `    ICMP input histogram:` / `        Input histogram:`: a title for the more indented lines below
-_TITLE = re.compile(r"^(?P<indent> *)(?P<title>[A-Za-z][^:=\d]*?):[ \t]*$")
+_TITLE = lazy(r"^(?P<indent> *)(?P<title>[A-Za-z][^:=\d]*?):[ \t]*$")
 # words alone on a line (no number, no colon)
-_HEADING = re.compile(r"^(?P<indent> *)(?P<text>[A-Za-z][^:=\d]*?)[ \t]*$")
+_HEADING = lazy(r"^(?P<indent> *)(?P<text>[A-Za-z][^:=\d]*?)[ \t]*$")
 # a kernel field name printed as it is (`TCPMTUPFail`, `InType3`)
-_FIELD_NAME = re.compile(r"[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*")
+_FIELD_NAME = lazy(r"[A-Z][a-z0-9]*[A-Z][A-Za-z0-9]*")
 # a number standing alone inside the words after the count (`(3456 bytes)`)
-_INNER = re.compile(r"(?<![\w.:/])\d[\d,]*(?![\w.:/])")
+_INNER = lazy(r"(?<![\w.:/])\d[\d,]*(?![\w.:/])")
 
 
 # MIB objects some stacks print under their own names (Solaris, VOS STCP: RFC 1213, 2011-2013,
@@ -156,7 +157,7 @@ MIB_SETTINGS = frozenset(("ipForwarding", "ipDefaultTTL", "ipReasmTimeout", "ipv
                           "tcpRtoAlgorithm", "tcpRtoMin", "tcpRtoMax", "tcpMaxConn"))
 _GROUPS = {"ip": "Ip", "ipv6": "Ip6", "tcp": "Tcp", "udp": "Udp", "icmp": "Icmp", "icmp6": "Icmp6"}
 _IP6_FRAG = {"ipv6OutFragOKs": "Ip6FragOKs", "ipv6OutFragFails": "Ip6FragFails", "ipv6OutFragCreates": "Ip6FragCreates"}
-_MIB_NAME = re.compile(r"(?P<group>ipv6|ip|tcp|udp|icmp6|icmp)(?P<field>[A-Z][A-Za-z0-9]*)")
+_MIB_NAME = lazy(r"(?P<group>ipv6|ip|tcp|udp|icmp6|icmp)(?P<field>[A-Z][A-Za-z0-9]*)")
 
 
 # RFC 4293 ipSystemStatsTable columns whose row (ipv4, ipv6) is a group's object: the column as

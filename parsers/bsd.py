@@ -28,6 +28,7 @@ from typing import List
 from ._needs import needs
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading, Signal
+from .lazyre import lazy
 
 
 META = Meta(
@@ -69,7 +70,7 @@ META = Meta(
 
 # Lines or sections only FreeBSD, macOS, OpenBSD, NetBSD or Junos print (AIX and HP-UX
 # print none of them; AIX calls its IPv6 section "ipv6:", never "ip6:").
-_MARKERS = needs(re.compile(
+_MARKERS = needs(lazy(
     r"tunneling packets? that can'?t find gif|with ip length > max ip packet size"
     r"|datagrams? with bad address in header|packets? received for unknown multicast group"
     r"|malformed fragments? dropped|fragment floods?|checksummed in software"

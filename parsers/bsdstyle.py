@@ -24,26 +24,28 @@ from ._needs import needs
 from .base import COUNT_FIRST, Every, OncePerText, Repeats, value_of
 from .model import ALL, Reading, Signal
 from .text import damaged
+from .lazyre import lazy
 
 
 # A protocol section header: one word and a colon, alone on its line. Sub-headers inside a
 # section ("Input histogram:", "Mbuf statistics:") have a space, so they do not end it.
-SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w.-]*)\s*:\s*$")
+SECTION = lazy(r"^\s*(?P<name>[A-Za-z][\w.-]*)\s*:\s*$")
 IPV4_SECTIONS = frozenset({"ip"})
 IPV6_SECTIONS = frozenset({"ip6", "ipv6"})
 
 Labels = Sequence[Tuple[str, "re.Pattern[str]"]]
 # Value first but not a plain count: digits with spaces or signs, or one odd token.
-_LOOSE = re.compile(r"^\s*(?P<value>\S*\d\S*(?:\s+\d\S*)*|\S+)\s+(?P<label>[A-Za-z].*?)\s*$")
+_LOOSE = lazy(r"^\s*(?P<value>\S*\d\S*(?:\s+\d\S*)*|\S+)\s+(?P<label>[A-Za-z].*?)\s*$")
 
 
 def labels(*pairs: Tuple[str, str]) -> Labels:
-    """(IP-MIB name, regex over the lower-cased label with spaces folded) pairs."""
+    """(IP-MIB name, regex over the lower-cased label with spaces folded) pairs (compiled when
+    first used: parsers/lazyre.py)."""
     out = []
     for name, rx in pairs:
         if name not in ALL:
             raise ValueError(f"not an IP-MIB counter name: {name}")
-        out.append((name, re.compile(rx)))
+        out.append((name, lazy(rx)))
     return tuple(out)
 
 
@@ -84,16 +86,16 @@ TRAFFIC_WORDS = ("Traffic: 'total packets received' is InReceives, 'packets for 
 # timeout", "packets reassembled ok" and "fragments created", so those alone prove nothing).
 # A count as printed: plain, or grouped in thousands by a locale (1,234 / 1 234 / 1.234 / NBSP).
 _N = r"(?:\d{1,3}(?:[,. \u00a0\u202f]\d{3})+|\d[\d,]*)"
-_FAMILY_ONLY = re.compile(
+_FAMILY_ONLY = lazy(
     r"^[ \t>]*" + _N + r"[ \t]+(?:fragments? received|fragments? dropped \(dup or out of space\)"
     r"|output datagrams? fragmented|datagrams? that can'?t be fragmented|malformed fragments? dropped"
     r"|datagrams? reassembled)[ \t]*$", re.M | re.I)
-_SHARED = re.compile(
+_SHARED = lazy(
     r"^[ \t>]*" + _N + r"[ \t]+(?:fragments? dropped after timeout|packets? reassembled ok|fragments? created)[ \t]*$",
     re.M | re.I)
-_IP_HEADER = re.compile(r"^[ \t>]*ip:[ \t]*$", re.M)
+_IP_HEADER = lazy(r"^[ \t>]*ip:[ \t]*$", re.M)
 # Linux net-tools / nstat wording: such text belongs to the Linux parser, not to this family.
-_LINUX = needs(re.compile(r"reassemblies required|fragments received ok|packet reassembl(?:es|ies) failed"
+_LINUX = needs(lazy(r"reassemblies required|fragments received ok|packet reassembl(?:es|ies) failed"
                     r"|^[ \t>]*(?:Ip|IpExt|TcpExt|IcmpMsg):[ \t]*$|\bIpReasm|\bIp6Reasm", re.M),
                "reassemblies required", "fragments received ok", "packet reassembl", "Ip:", "IpExt:", "TcpExt:", "IcmpMsg:",
                "IpReasm", "Ip6Reasm", fold=False)

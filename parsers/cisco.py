@@ -24,6 +24,7 @@ from ._needs import needs
 from . import base
 from .model import Meta, Reading, Signal
 from .text import DAMAGED
+from .lazyre import lazy
 
 
 META = Meta(
@@ -64,13 +65,13 @@ META = Meta(
         "IOS keeps 32-bit counters here."),
 )
 
-_SECTION = re.compile(r"^[ \t>]*(?P<name>[A-Za-z][\w/-]*(?:[ \t][A-Za-z][\w/-]*)?)[ \t]+statistics:", re.I)
-_SUB = re.compile(r"(?:^|(?<=[;\s]))(?P<sub>Rcvd|Sent|Frags|Bcast|Mcast|Drop|Opts|Reinj|Port):", re.I)
+_SECTION = lazy(r"^[ \t>]*(?P<name>[A-Za-z][\w/-]*(?:[ \t][A-Za-z][\w/-]*)?)[ \t]+statistics:", re.I)
+_SUB = lazy(r"(?:^|(?<=[;\s]))(?P<sub>Rcvd|Sent|Frags|Bcast|Mcast|Drop|Opts|Reinj|Port):", re.I)
 # `N label` with the label running to a comma, a semicolon, the next sub-heading or number.
-_PAIR = re.compile(r"(?<![^\s:,;])(?P<value>[0-9][0-9]*(?:[.\u00a0 ][0-9]{3})*)[ \t]+(?P<label>[A-Za-z'_][A-Za-z'_ /-]*?)"
-                   r"[ \t]*(?=[,;]|$|[0-9]|\b(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop|Opts|Reinj|Port):)")
-_FRAGMENTED_INTO = re.compile(r"(?P<oks>[0-9]+)[ \t]+fragmented[ \t]+into[ \t]+(?P<creates>[0-9]+)[ \t]+fragments"
-                              r"(?:[ \t]*,[ \t]*(?P<fails>[0-9]+)[ \t]+failed)?", re.I)
+_PAIR = lazy(r"(?<![^\s:,;])(?P<value>[0-9][0-9]*(?:[.\u00a0 ][0-9]{3})*)[ \t]+(?P<label>[A-Za-z'_][A-Za-z'_ /-]*?)"
+             r"[ \t]*(?=[,;]|$|[0-9]|\b(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop|Opts|Reinj|Port):)")
+_FRAGMENTED_INTO = lazy(r"(?P<oks>[0-9]+)[ \t]+fragmented[ \t]+into[ \t]+(?P<creates>[0-9]+)[ \t]+fragments"
+                        r"(?:[ \t]*,[ \t]*(?P<fails>[0-9]+)[ \t]+failed)?", re.I)
 
 # (family, sub-heading or '' for any, label) -> counter
 _MAP: Dict[Tuple[str, str, str], str] = {
@@ -101,11 +102,11 @@ _MAP: Dict[Tuple[str, str, str], str] = {
 }
 
 # Detection: the IP section header with the sub-headings only this CLI family prints.
-_DETECT_HEADER = needs(re.compile(r"^[ \t>]*IP(?:v6)? statistics:", re.M | re.I), "ip statistics:", "ipv6 statistics:", fold=True)
-_DETECT_FRAGS = needs(re.compile(r"Frags:[ \t]*[0-9]+[ \t]+reassembled|[0-9]+[ \t]+couldn'?t fragment"
+_DETECT_HEADER = needs(lazy(r"^[ \t>]*IP(?:v6)? statistics:", re.M | re.I), "ip statistics:", "ipv6 statistics:", fold=True)
+_DETECT_FRAGS = needs(lazy(r"Frags:[ \t]*[0-9]+[ \t]+reassembled|[0-9]+[ \t]+couldn'?t fragment"
                            r"|[0-9]+[ \t]+fragmented into[ \t]+[0-9]+[ \t]+fragments|[0-9]+[ \t]+total reassembled", re.I),
                       "reassembled", "couldn", "fragmented into", fold=True)
-_DETECT_RCVD = needs(re.compile(r"Rcvd:[ \t]*[0-9]+[ \t]+total", re.I), "rcvd:", fold=True)
+_DETECT_RCVD = needs(lazy(r"Rcvd:[ \t]*[0-9]+[ \t]+total", re.I), "rcvd:", fold=True)
 
 
 def detect(text: str) -> float:
@@ -132,8 +133,8 @@ def _family(name: str) -> Optional[str]:
 
 # ------------------------------------------------------------------ every counter
 
-_INNER_SUB = re.compile(r"(?:^|(?<=[\s,]))(?P<sub>[a-z][a-z ]*?):[ \t]*(?=[0-9])")     # ICMPv6 `unreach: 0 routing, ...`
-_GLUED_DIGITS = re.compile(r"[0-9]+(?=[\s,;]|$)")
+_INNER_SUB = lazy(r"(?:^|(?<=[\s,]))(?P<sub>[a-z][a-z ]*?):[ \t]*(?=[0-9])")     # ICMPv6 `unreach: 0 routing, ...`
+_GLUED_DIGITS = lazy(r"[0-9]+(?=[\s,;]|$)")
 _ICMP_NAMES = {("rcvd", "unreachable"): "IcmpInDestUnreachs", ("sent", "unreachable"): "IcmpOutDestUnreachs"}
 _ICMP6_NAMES = {("rcvd", "too big"): "Icmp6InPktTooBigs", ("sent", "too big"): "Icmp6OutPktTooBigs"}
 

@@ -31,6 +31,7 @@ from typing import Callable, List, Optional, Tuple
 from dataclasses import dataclass, field
 
 from .model import ParseError
+from .lazyre import lazy
 
 
 SCHEMA = "mssdiag.evidence/1"
@@ -59,10 +60,10 @@ class Evidence:
                 "items": [item.to_dict() for item in self.items], "warnings": self.warnings, "schema": SCHEMA}
 
 
-_SS = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>ss(?:[ \t]+-{1,2}[\w-]+)+)")
-_IP = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>ip(?:[ \t]+-\S+)*[ \t]+r(?:o(?:u(?:te?)?)?)?\b[^|>;]*)")
-_NETSH = re.compile(r"(?P<cmd>netsh\s+(?:int\w*\s+)?ip(?:v(?P<v>[46]))?\s+sh\w*\s+dest\w*)", re.I)
-_HPUX = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>netstat(?:[ \t]+-\w+)+)")
+_SS = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>ss(?:[ \t]+-{1,2}[\w-]+)+)")
+_IP = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>ip(?:[ \t]+-\S+)*[ \t]+r(?:o(?:u(?:te?)?)?)?\b[^|>;]*)")
+_NETSH = lazy(r"(?P<cmd>netsh\s+(?:int\w*\s+)?ip(?:v(?P<v>[46]))?\s+sh\w*\s+dest\w*)", re.I)
+_HPUX = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>netstat(?:[ \t]+-\w+)+)")
 
 
 def _command(rx: "re.Pattern[str]", command: Optional[str]) -> Optional[str]:
@@ -130,13 +131,13 @@ def _stack_reader(name: str, fmt: str, command_rx: "re.Pattern[str]"):
     return read
 
 
-_LINK = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>ip(?:[ \t]+-\S+)*[ \t]+(?:l(?:i(?:nk?)?)?|a(?:d(?:dr?)?)?|address)"
-                   r"(?:[ \t][^|>;]*)?)")
-_VPN = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>wg(?:[ \t]+\S+)*|cat[ \t]+\S*(?:\.conf|\.ovpn))")
-_CONTAINER = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>docker[ \t]+network[ \t]+inspect[^|>;]*"
-                        r"|cat[ \t]+\S*(?:daemon\.json|\.conflist))")
-_CLAMP = re.compile(r"(?:^|[\s$#%>\]])(?P<cmd>ip6?tables(?:-save|-legacy-save|-nft-save)?(?:[ \t][^|>;]*)?"
-                    r"|nft[ \t]+list[ \t]+ruleset)")
+_LINK = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>ip(?:[ \t]+-\S+)*[ \t]+(?:l(?:i(?:nk?)?)?|a(?:d(?:dr?)?)?|address)"
+             r"(?:[ \t][^|>;]*)?)")
+_VPN = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>wg(?:[ \t]+\S+)*|cat[ \t]+\S*(?:\.conf|\.ovpn))")
+_CONTAINER = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>docker[ \t]+network[ \t]+inspect[^|>;]*"
+                  r"|cat[ \t]+\S*(?:daemon\.json|\.conflist))")
+_CLAMP = lazy(r"(?:^|[\s$#%>\]])(?P<cmd>ip6?tables(?:-save|-legacy-save|-nft-save)?(?:[ \t][^|>;]*)?"
+              r"|nft[ \t]+list[ \t]+ruleset)")
 
 Reader = Callable[[List[str], Optional[str]], Optional[Tuple[str, str, list, List[str]]]]
 READERS: List[Tuple[str, Reader]] = [

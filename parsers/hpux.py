@@ -22,6 +22,7 @@ from typing import List
 from ._needs import needs
 from . import base, bsdstyle
 from .model import TRAFFIC, Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -48,7 +49,7 @@ META = Meta(
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmFails", r"fragments? dropped"))
 
-_MARKERS = needs(re.compile(
+_MARKERS = needs(lazy(
     r"bad IP headers|bad IPv6 headers|connect requests dropped due to (?:full queue|no listener)"
     r"|socket overflows|calls to generate an ICMP error message|ICMP messages dropped|bad ICMP messages"
     r"|segments discarded for bad checksum|bad TCP segments dropped due to state change",

@@ -30,6 +30,7 @@ from ._needs import needs
 from . import base
 from .text import DAMAGED
 from .model import Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -60,10 +61,10 @@ META = Meta(
         "datagrams (forwarded > 0), else unknown."),
 )
 
-_GROUP = re.compile(r"(?:^|(?<=[\s>]))(?P<group>Input|Output|Fragment|Reassembling|Sent packets|Received packets"
-                    r"|Extension header|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol)[ \t]*:", re.I)
-_PAIR = re.compile(r"(?P<label>[A-Za-z][A-Za-z'/-]*(?:[ \t][A-Za-z][A-Za-z'/-]*)*)[ \t]*:?[ \t]+"
-                   r"(?P<value>[0-9][0-9]*(?:[.,\u00a0][0-9]{3})*)(?![^\s])")
+_GROUP = lazy(r"(?:^|(?<=[\s>]))(?P<group>Input|Output|Fragment|Reassembling|Sent packets|Received packets"
+              r"|Extension header|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol)[ \t]*:", re.I)
+_PAIR = lazy(r"(?P<label>[A-Za-z][A-Za-z'/-]*(?:[ \t][A-Za-z][A-Za-z'/-]*)*)[ \t]*:?[ \t]+"
+             r"(?P<value>[0-9][0-9]*(?:[.,\u00a0][0-9]{3})*)(?![^\s])")
 
 _MAP: Dict[Tuple[str, str], Tuple[str, str]] = {   # (group, label) -> (family, counter)
     ("input", "sum"): ("ipv4", "InReceives"),
@@ -91,10 +92,10 @@ _RAW_ONLY = {("fragment", "dropped"), ("received packets", "fragments error"), (
 _GROUP_FAMILY = {"input": "ipv4", "output": "ipv4", "fragment": "ipv4", "reassembling": "ipv4",
                  "sent packets": "ipv6", "received packets": "ipv6"}
 
-_DETECT_V4 = needs(re.compile(r"Reassembling[ \t]*:[ \t]*sum[ \t]+[0-9]|couldn'?t fragment[ \t]+[0-9]", re.I),
+_DETECT_V4 = needs(lazy(r"Reassembling[ \t]*:[ \t]*sum[ \t]+[0-9]|couldn'?t fragment[ \t]+[0-9]", re.I),
                    "reassembling", "couldn", fold=True)
-_DETECT_V4_WEAK = needs(re.compile(r"^[ \t<>\w]*Input[ \t]*:[ \t]*sum[ \t]+[0-9]", re.M | re.I), "input", fold=True)
-_DETECT_V6 = needs(re.compile(r"Local sent out[ \t]*:[ \t]*[0-9]|Reassembly timeout[ \t]*:[ \t]*[0-9]"
+_DETECT_V4_WEAK = needs(lazy(r"^[ \t<>\w]*Input[ \t]*:[ \t]*sum[ \t]+[0-9]", re.M | re.I), "input", fold=True)
+_DETECT_V6 = needs(lazy(r"Local sent out[ \t]*:[ \t]*[0-9]|Reassembly timeout[ \t]*:[ \t]*[0-9]"
                         r"|Fragments failed[ \t]*:[ \t]*[0-9]", re.I),
                    "local sent out", "reassembly timeout", "fragments failed", fold=True)
 

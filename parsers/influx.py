@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Tuple
 from ._needs import needs
 from . import base, linux, prometheus
 from .model import ALL, Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -47,11 +48,11 @@ META = Meta(
 )
 
 # measurement and tags, one blank, fields, optional timestamp (escaped `\ ` `\,` `\=` in names and tags)
-_LINE = re.compile(r"^[ \t]*(?P<measurement>(?:[^\s,\\]|\\.)+)(?P<tags>(?:,(?:[^\s,\\]|\\.)+)*)[ \t]+"
-                   r"(?P<fields>(?:[^\s\"\\]|\\.|\"(?:[^\"\\]|\\.)*\")+)(?:[ \t]+(?P<ts>-?[0-9]{1,19}))?[ \t]*$")
-_PAIR = re.compile(r"(?P<key>(?:[^,=\\]|\\.)+)=(?P<value>\"(?:[^\"\\]|\\.)*\"|[^,]*)(?:,|$)")
+_LINE = lazy(r"^[ \t]*(?P<measurement>(?:[^\s,\\]|\\.)+)(?P<tags>(?:,(?:[^\s,\\]|\\.)+)*)[ \t]+"
+             r"(?P<fields>(?:[^\s\"\\]|\\.|\"(?:[^\"\\]|\\.)*\")+)(?:[ \t]+(?P<ts>-?[0-9]{1,19}))?[ \t]*$")
+_PAIR = lazy(r"(?P<key>(?:[^,=\\]|\\.)+)=(?P<value>\"(?:[^\"\\]|\\.)*\"|[^,]*)(?:,|$)")
 _HOST_TAGS = ("host", "hostname", "agent_host", "source")
-_DETECT = needs(re.compile(
+_DETECT = needs(lazy(
     r"^[ \t]*[A-Za-z_][\w.-]*(?:,\S+)?[ \t]+(?:\S*,)?(?:Ip6?(?:Reasm|Frag)[A-Za-z]+|ip6?_(?:reasm|frag)[a-z]+)"
     r"=[0-9]", re.M), "IpReasm", "IpFrag", "Ip6Reasm", "Ip6Frag", "ip_reasm", "ip_frag", "ip6_reasm", "ip6_frag",
     fold=False)

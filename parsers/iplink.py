@@ -22,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .model import ParseError
 from .text import clean as clean_line
+from .lazyre import lazy
 
 KINDS = ("veth", "bridge", "vxlan", "geneve", "gre", "gretap", "ip6gre", "ip6gretap", "erspan", "ip6erspan",
          "ipip", "sit", "ip6tnl", "vti", "vti6", "xfrm", "wireguard", "vlan", "macvlan", "macvtap", "ipvlan",
@@ -73,12 +74,12 @@ META = {
 }
 
 # "2: eth0: <...> mtu 1500 ..." and "6: gre1@NONE: <...>", "5: veth0@if2: ..."
-_HEADER = re.compile(r"^\s*(?P<index>\d+):\s+(?P<name>[^\s:@]+)(?:@(?P<lower>[^\s:]+))?:\s+<(?P<flags>[^>]*)>(?P<rest>.*)$")
-_LINKTYPE = re.compile(r"^\s+link/(?P<type>[\w-]+)(?P<rest>.*)$")
-_ADDR = re.compile(r"^\s+inet6?\s+(?P<cidr>[0-9A-Fa-f:.]+/\d+)")
-_WORD = re.compile(r"^\s+(?P<word>[a-z][a-z0-9_]*)(?=\s|$)")
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
-_TAG = re.compile(r"</?(?:pre|code|samp|kbd|tt|p|div|span)(?:\s[^<>\n]{0,200})?>|<br\s*/?>", re.I)  # a web page's wrapping
+_HEADER = lazy(r"^\s*(?P<index>\d+):\s+(?P<name>[^\s:@]+)(?:@(?P<lower>[^\s:]+))?:\s+<(?P<flags>[^>]*)>(?P<rest>.*)$")
+_LINKTYPE = lazy(r"^\s+link/(?P<type>[\w-]+)(?P<rest>.*)$")
+_ADDR = lazy(r"^\s+inet6?\s+(?P<cidr>[0-9A-Fa-f:.]+/\d+)")
+_WORD = lazy(r"^\s+(?P<word>[a-z][a-z0-9_]*)(?=\s|$)")
+_FENCE = lazy(r"^\s*(?:```|~~~)")
+_TAG = lazy(r"</?(?:pre|code|samp|kbd|tt|p|div|span)(?:\s[^<>\n]{0,200})?>|<br\s*/?>", re.I)  # a web page's wrapping
 
 
 def _tokens(text: str) -> List[str]:
@@ -281,7 +282,7 @@ def _from_json(item: dict, number: int) -> Link:
     return link
 
 
-_JSON_START = re.compile(r"^\s*\[\s*\{?\s*(?:\"|$)", re.M)
+_JSON_START = lazy(r"^\s*\[\s*\{?\s*(?:\"|$)", re.M)
 
 
 def parse_json(text: str) -> List[Link]:

@@ -27,6 +27,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from .model import ParseError, to_int
 from dataclasses import dataclass, field
+from .lazyre import lazy
 
 
 TYPES = frozenset(("unicast", "local", "broadcast", "multicast", "unreachable", "prohibit", "blackhole", "throw",
@@ -40,8 +41,8 @@ _VALUED = frozenset(("via", "dev", "src", "proto", "scope", "metric", "table", "
 _METRICS = frozenset(("mtu", "advmss", "rtt", "rttvar", "reordering", "window", "cwnd", "ssthresh", "rto_min",
                       "initcwnd", "initrwnd", "hoplimit", "features", "quickack", "congctl", "fastopen_no_cookie"))
 _FAMILIES = frozenset(("inet", "inet6", "ipv4", "ipv6", "mpls"))
-_ADDRESS = re.compile(r"^(?:default|[0-9a-fA-F:.]+(?:/\d{1,3})?|any|all)$")
-_SECONDS = re.compile(r"^(?P<n>\d+)(?:sec)?$")
+_ADDRESS = lazy(r"^(?:default|[0-9a-fA-F:.]+(?:/\d{1,3})?|any|all)$")
+_SECONDS = lazy(r"^(?P<n>\d+)(?:sec)?$")
 
 
 @dataclass
@@ -88,10 +89,10 @@ def family_of(address: str) -> str:
 # ------------------------------------------------------------------ text
 
 # a route line: an optional type, then a destination; attribute words follow
-_ROUTE = re.compile(r"^(?:(?P<type>unicast|local|broadcast|multicast|unreachable|prohibit|blackhole|throw|nat|anycast)"
-                    r"[ \t]+)?(?P<dst>default|[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:/[0-9]{1,2})?"
-                    r"|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:/[0-9]{1,3})?)(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
-_WORD = re.compile(r"(?:via|dev|src|proto|scope|metric|table|expires|mtu|pref|cache|nexthop)\b")
+_ROUTE = lazy(r"^(?:(?P<type>unicast|local|broadcast|multicast|unreachable|prohibit|blackhole|throw|nat|anycast)"
+              r"[ \t]+)?(?P<dst>default|[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?:/[0-9]{1,2})?"
+              r"|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:/[0-9]{1,3})?)(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
+_WORD = lazy(r"(?:via|dev|src|proto|scope|metric|table|expires|mtu|pref|cache|nexthop)\b")
 
 
 def _number(text: str) -> Optional[int]:

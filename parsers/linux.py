@@ -47,6 +47,7 @@ from . import base
 from .model import ALL, Meta, Reading, Signal
 from .text import DAMAGED
 from .text import damaged
+from .lazyre import lazy
 
 
 META = Meta(
@@ -131,8 +132,8 @@ BEFORE_BLOCK = ALWAYS | {
 
 _KNOWN_LABELS = set(LABELS) | set(TRAFFIC_LABELS) | BEFORE_BLOCK
 
-_IP_HEADER = re.compile(r"^[ \t]*Ip6?:[ \t]*$", re.M)
-_SECTION = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
+_IP_HEADER = lazy(r"^[ \t]*Ip6?:[ \t]*$", re.M)
+_SECTION = lazy(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*$")
 # Section titles net-tools prints (one per MIB group); anything else ending in ':' is prose.
 _LINUX_SECTIONS = {"Ip", "Ip6", "Icmp", "IcmpMsg", "Icmp6", "Tcp", "Tcp6", "TcpExt", "Udp", "Udp6",
                    "UdpLite", "UdpLite6", "IpExt", "MPTcpExt", "Sctp"}
@@ -140,17 +141,17 @@ _LINUX_SECTIONS = {"Ip", "Ip6", "Icmp", "IcmpMsg", "Icmp6", "Tcp", "Tcp6", "TcpE
 # lines must not be read as a Linux excerpt.
 _OTHER_SECTIONS = {"ip", "ip6", "icmp", "icmp6", "igmp", "tcp", "tcp6", "udp", "udp6", "ipsec", "ipsec6",
                    "arp", "rip6", "pim", "carp", "pfsync", "divert", "raw"}
-_COUNT_LINE = re.compile(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
-_NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
+_COUNT_LINE = lazy(r"^\s*(?P<value>\S*\d\S*)\s+(?P<label>[A-Za-z][^\d]*?)\.?\s*$")
+_NAMED_LINE = lazy(r"^\s*(?P<name>[A-Za-z][\w-]*):\s*(?P<value>\S+)\s*$")  # `OutTransmits: 908`
 # /proc/net/snmp: a header line of names, then the same group with values.
-_SNMP_HEADER = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
-_SNMP_VALUES = re.compile(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
+_SNMP_HEADER = lazy(r"^\s*(?P<group>[A-Za-z]\w*):(?P<names>(?:[ \t]+[A-Za-z]\w*)+)\s*$")
+_SNMP_VALUES = lazy(r"^\s*(?P<group>[A-Za-z]\w*):(?P<values>(?:[ \t]+\S+)+)\s*$")
 # /proc/net/snmp6 (`Ip6ReasmReqds  0`) and nstat (`IpReasmReqds  12  0.0`).
-_KERNEL_NAME = re.compile(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests"
-                          r"|ForwDatagrams|OutForwDatagrams|Forwarding))\s+(?P<value>\S+)(?:\s+(?P<rate>\S+))?\s*$")
-_NSTAT_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)\s+\S+\s+\d+(?:\.\d+)?\s*$")
-_NSTAT_OTHER_GROUP = re.compile(r"^(?:Icmp|Tcp|Udp|Sctp|MPTcp|Xfrm|TcpExt)")
-_NSTAT_HEADER = re.compile(r"^\s*#kernel\s*$")
+_KERNEL_NAME = lazy(r"^\s*(?P<name>(?:Ip6|Ip)(?:Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests"
+                    r"|ForwDatagrams|OutForwDatagrams|Forwarding))\s+(?P<value>\S+)(?:\s+(?P<rate>\S+))?\s*$")
+_NSTAT_ANY = lazy(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)\s+\S+\s+\d+(?:\.\d+)?\s*$")
+_NSTAT_OTHER_GROUP = lazy(r"^(?:Icmp|Tcp|Udp|Sctp|MPTcp|Xfrm|TcpExt)")
+_NSTAT_HEADER = lazy(r"^\s*#kernel\s*$")
 
 
 class _Section:
@@ -351,7 +352,7 @@ def _named(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional
 
 
 # nstat -j / -j -p: {"kernel":{"IpInReceives":329,...}} (paste.py puts one key on each line)
-_JSON_PAIR = re.compile(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,{}\s]+)')   # "kernel":{ is no pair
+_JSON_PAIR = lazy(r'"(?P<name>[A-Za-z][A-Za-z0-9]{1,60})"[ \t]*:[ \t]*(?P<value>[^,{}\s]+)')   # "kernel":{ is no pair
 
 
 def _nstat_json(lines: List[str], reading: Reading) -> Tuple[Optional[dict], Optional[dict]]:
@@ -544,14 +545,14 @@ _WORDS = {section: {words.lower(): (field if field.startswith(section) and secti
                                     else ("Tcp" if section == "Tcp6" else section) + field)
                     for field, words in entries}
           for section, entries in _NET_TOOLS.items()}
-_FIELD = re.compile(r"[A-Z][A-Za-z0-9]*")
+_FIELD = lazy(r"[A-Z][A-Za-z0-9]*")
 # nstat / snmp6 / nstat -j names: a kernel group, then the field
 KERNEL_GROUPS = ("Ip6", "IpExt", "Ip", "Icmp6", "IcmpMsg", "Icmp", "TcpExt", "Tcp", "UdpLite6", "UdpLite", "Udp6",
                  "Udp", "MPTcpExt", "Sctp", "TlsInfo", "Xfrm")
-_GROUP = re.compile(rf"(?:{'|'.join(KERNEL_GROUPS)})(?=[A-Z])")
+_GROUP = lazy(rf"(?:{'|'.join(KERNEL_GROUPS)})(?=[A-Z])")
 # settings the kernel prints among its counters (/proc/net/snmp, nstat, net-tools' `Forwarding: 2`)
 SETTINGS = frozenset(("IpForwarding", "IpDefaultTTL", "TcpRtoAlgorithm", "TcpRtoMin", "TcpRtoMax", "TcpMaxConn"))
-_KERNEL_ANY = re.compile(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)[ \t]+(?P<value>\S+)(?:[ \t]+\S+)?[ \t]*$")
+_KERNEL_ANY = lazy(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)[ \t]+(?P<value>\S+)(?:[ \t]+\S+)?[ \t]*$")
 
 
 # /proc/net/snmp fields as the kernel spells them, by lower-cased group and field, for names
@@ -567,7 +568,7 @@ _KERNEL_FIELDS = {g.lower(): {f.lower(): f for f in fields} for g, fields in (
      + ["InCsumErrors", "IgnoredMulti", "MemErrors"]),
     ("UdpLite", [f for f, _ in _NET_TOOLS["Udp"]] + list(base.MIB_FIELDS["udp"])
      + ["InCsumErrors", "IgnoredMulti", "MemErrors"]))}
-_ICMPMSG_FIELD = re.compile(r"(?P<dir>in|out)type(?P<n>[0-9]{1,3})", re.I)
+_ICMPMSG_FIELD = lazy(r"(?P<dir>in|out)type(?P<n>[0-9]{1,3})", re.I)
 
 
 def nstat_name(group: str, field: str) -> Optional[str]:
@@ -724,10 +725,10 @@ _STRONG_WORDS = (
     "fragments received ok", "outgoing packets fragmented ok", "outgoing packets failed fragmentation",
     "incoming packets delivered", "requests sent out", "Ip: Forwarding DefaultTTL", "#kernel", '"kernel"',
 )
-_STRONG_LINES = re.compile(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
+_STRONG_LINES = lazy(r"^[ \t]*(?:Ip6?(?:Reasm|Frag)[A-Za-z]+[ \t]+\d|Ip6?:[ \t]*$)", re.M)
 _WEAK_WORDS = ("packets reassembled ok", "fragments dropped after timeout", "fragments created", "total packets received")
 # BSD / HP-UX / FTX / TCP_OS wording (and their lower-case `ip:` headers), Windows: not Linux.
-_NOT_LINUX = needs(re.compile(
+_NOT_LINUX = needs(lazy(
     r"fragments received[ \t]*$|dup or out of space|output datagrams fragmented|datagrams that can't be fragmented"
     r"|^[ \t]*ip6?:[ \t]*$|Reassembly Required|IPv[46] Statistics|^[ \t]*IP Statistics",
     re.M), "fragments received", "dup or out of space", "output datagrams fragmented",

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from .lazyre import lazy
 
 
 
@@ -221,11 +222,11 @@ class Snapshot:
         }
 
 
-_PLAIN = re.compile(r"[0-9]+", re.A)
+_PLAIN = lazy(r"[0-9]+", re.A)
 # Thousands grouping as locales print it: one separator throughout, groups of exactly three
 # digits after a first group of one to three: 1,234,567  1.234.567  1 234 567, and the no-break
 # spaces (U+00A0, U+202F) French and other locales use.
-_GROUPED = re.compile(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
+_GROUPED = lazy(r"[0-9]{1,3}(?P<sep>[,. \u00a0\u202f])[0-9]{3}(?:(?P=sep)[0-9]{3})*", re.A)
 MAX_COUNTER = 2 ** 64   # no counter is wider than SNMP Counter64
 
 

@@ -30,6 +30,7 @@ from typing import Dict, List, Optional
 from ._needs import needs
 from . import base
 from .model import Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -57,9 +58,9 @@ META = Meta(
         "counters (4294931545 requested for transmit in the manual's own example is close to the wrap)."),
 )
 
-_LINE = re.compile(r"^[ \t>]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]*(?:=[ \t]*)?(?P<value>[0-9][0-9, .]*?)[ \t]*,?[ \t]*$")
-_PAIR = re.compile(r"^[ \t]*Total Datagrams Recvd/Forwarded[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)", re.I)
-_SIDE = re.compile(r"^[ \t]*Datagrams[ \t]+(?P<side>received|sent)[ \t]*:?[ \t]*$", re.I)
+_LINE = lazy(r"^[ \t>]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]*(?:=[ \t]*)?(?P<value>[0-9][0-9, .]*?)[ \t]*,?[ \t]*$")
+_PAIR = lazy(r"^[ \t]*Total Datagrams Recvd/Forwarded[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)", re.I)
+_SIDE = lazy(r"^[ \t]*Datagrams[ \t]+(?P<side>received|sent)[ \t]*:?[ \t]*$", re.I)
 
 _MAP: Dict[str, str] = {
     "received total": "InReceives", "received delivered to users": "InDelivers",
@@ -74,7 +75,7 @@ _MAP: Dict[str, str] = {
 _RAW_ONLY = {" pdus needing fragmentation", " reassembly timeout (seconds)"}
 _NAMES = {"total datagrams recvd/forwarded": ("IpInReceives", "IpForwDatagrams")}
 
-_DETECT = needs(re.compile(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
+_DETECT = needs(lazy(r"(?:Reassemble needed|Delivered to users|Fragments generated|Reassemble failed)[ \t]*=[ \t]*[0-9]"
                      r"|PDUs (?:Needing|Successfully) Reass|^[ \t]*IP Statistics and Errors", re.M | re.I),
                 "reassemble needed", "delivered to users", "fragments generated", "reassemble failed", "pdus needing reass",
                 "pdus successfully reass", "ip statistics and errors", fold=True)
@@ -85,8 +86,8 @@ def detect(text: str) -> float:
     return min(1.0, 0.8 + 0.04 * hits) if hits else 0.0
 
 
-_HEADINGS = re.compile(r"^[ \t]*(?:IP Statistics and Errors|IP Errors \(.*\)|Datagrams (?:received|sent))[ \t]*:?[ \t]*$", re.I)
-_SLASHED = re.compile(r"^[ \t]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)[ \t]*$")
+_HEADINGS = lazy(r"^[ \t]*(?:IP Statistics and Errors|IP Errors \(.*\)|Datagrams (?:received|sent))[ \t]*:?[ \t]*$", re.I)
+_SLASHED = lazy(r"^[ \t]*(?P<label>[A-Za-z][A-Za-z/() -]*?)[ \t]+(?P<a>[0-9]+)[ \t]*/[ \t]*(?P<b>[0-9]+)[ \t]*$")
 _SETTINGS = {"default time to live", "reassembly timeout (seconds)"}
 
 

@@ -32,36 +32,37 @@ import re
 
 
 from typing import Iterable, Iterator, List, Tuple
+from .lazyre import lazy
 
 MAX_PASTE_LINE = 1 << 20   # a flattened dump longer than this is not a dump
 FLAT_MIN = 200             # no command we read prints a line this long
 PIECE = 8 << 10            # a block is cleaned in pieces of about this size (only those that need it)
 
 _ZW_CHARS = "\u200b\u200c\u200d\u2060\ufeff"
-_ZERO_WIDTH = re.compile("[" + _ZW_CHARS + "]")
+_ZERO_WIDTH = lazy("[" + _ZW_CHARS + "]")
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"'}
-_QUOTE_RX = re.compile("[\u2018\u2019\u201b\u2032\u201c\u201d]")
+_QUOTE_RX = lazy("[\u2018\u2019\u201b\u2032\u201c\u201d]")
 # A no-break space that is not between two digits is layout, not digit grouping.
-_NBSP_LAYOUT = re.compile("(?<![0-9])[\u00a0\u202f]|[\u00a0\u202f](?![0-9])")
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,7});")
-_TAG = re.compile(r"</?(?:pre|code|samp|kbd|tt|p|div|span|b|i|em|strong|font|blockquote)(?:[ \t][^<>\n]{0,200})?>"
+_NBSP_LAYOUT = lazy("(?<![0-9])[\u00a0\u202f]|[\u00a0\u202f](?![0-9])")
+_ENTITY = lazy(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,7});")
+_TAG = lazy(r"</?(?:pre|code|samp|kbd|tt|p|div|span|b|i|em|strong|font|blockquote)(?:[ \t][^<>\n]{0,200})?>"
             r"|<br[ \t]*/?>", re.I)
 # A fence marker, with the language word when nothing else follows it on the line.
-_FENCE = re.compile(r"(?:```|~~~)(?:[\w+.-]{1,20}(?=[ \t]*(?:\n|$)))?")
+_FENCE = lazy(r"(?:```|~~~)(?:[\w+.-]{1,20}(?=[ \t]*(?:\n|$)))?")
 # PDF page header/footer lines: a line holding "page N" is tested wherever it is (found by
 # the literal "age", fast); bare numeric footers (`- 12 -`, `3-216`) only in a block that
 # holds a form feed, the one sign that a PDF's pages were copied (alone they look like data).
-_AGE = re.compile("age|AGE")
-_PAGE_LINE = re.compile(
+_AGE = lazy("age|AGE")
+_PAGE_LINE = lazy(
     r"[ \t]*(?:[-\u2013\u2014][ \t]*)?page[ \t]+[0-9]{1,4}(?:[ \t]*(?:of|/|-|\u2013)[ \t]*[0-9]{1,4})?"
     r"(?:[ \t]*[-\u2013\u2014])?[ \t]*"                                      # Page 12 / Page 3 of 40
     r"|[^\n=]{0,120}\bpage[ \t]+[0-9]{1,4}(?:[ \t]*(?:-|\u2013|of|/)[ \t]*[0-9]{1,4})?[ \t]*",  # title ... page 29-79
     re.I)
-_PAGE_NUMBER = re.compile(
+_PAGE_NUMBER = lazy(
     r"^(?:[ \t]*[-\u2013\u2014])?[ \t]*[0-9]{1,4}[ \t]*[-\u2013\u2014](?:[ \t]*[0-9]{1,4})?(?:[ \t]*[-\u2013\u2014])?[ \t]*$",
     re.M)
 # Markdown's backslash escapes (`\<Sysname\>`, `couldn\'t`) in docs rendered from Markdown sources.
-_MD_ESCAPE = re.compile(r"\\(?=[<>'_*#`\[\]])")
+_MD_ESCAPE = lazy(r"\\(?=[<>'_*#`\[\]])")
 
 # -------------------------------------------------------------- re-cutting flattened lines
 # A break goes before a command prompt wherever the line is (two dumps flattened together).
@@ -69,45 +70,45 @@ _PROMPT = r"[^\s]{0,64}[#>$%][ \t]?(?:show|sh|display|dis|netstat|nstat|snmpwalk
 # (what the line looks like, where its lines start); the first that fits is used. Every
 # break point is whitespace not preceded by whitespace, so a long run of blanks costs one pass.
 _CUTS = (
-    (re.compile(r'\{[ \t]*"'), re.compile(r'(?<=[,{])(?=[ \t]*")|(?<![ \t])[ \t]+(?=\{[ \t]*")')),  # JSON (nstat -j): a key a line
-    (re.compile(r"-MIB::|\biso\.3\.6\.1\.|(?:^|[ \t])\.?1\.3\.6\.1\.2\."),
-     re.compile(r"(?<![ \t])[ \t]+(?=(?:[+/#-]{1,2}[ \t]?)?(?:[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.)|"
+    (lazy(r'\{[ \t]*"'), lazy(r'(?<=[,{])(?=[ \t]*")|(?<![ \t])[ \t]+(?=\{[ \t]*")')),  # JSON (nstat -j): a key a line
+    (lazy(r"-MIB::|\biso\.3\.6\.1\.|(?:^|[ \t])\.?1\.3\.6\.1\.2\."),
+     lazy(r"(?<![ \t])[ \t]+(?=(?:[+/#-]{1,2}[ \t]?)?(?:[A-Za-z][\w-]{0,40}-MIB::|iso\.3\.6\.1\.|\.?1\.3\.6\.1\.)|"
           + _PROMPT + ")")),
-    (re.compile(r"\b(?:Ip6?|Icmp6?|Tcp|Udp6?)[A-Z]\w{0,40}[ \t]+[0-9]"),
-     re.compile(r"(?<![ \t])[ \t]+(?=#kernel|(?:Ip|Ip6|IpExt|Icmp|Icmp6|IcmpMsg|Tcp|TcpExt|Udp|Udp6|UdpLite|UdpLite6"
+    (lazy(r"\b(?:Ip6?|Icmp6?|Tcp|Udp6?)[A-Z]\w{0,40}[ \t]+[0-9]"),
+     lazy(r"(?<![ \t])[ \t]+(?=#kernel|(?:Ip|Ip6|IpExt|Icmp|Icmp6|IcmpMsg|Tcp|TcpExt|Udp|Udp6|UdpLite|UdpLite6"
           r"|MPTcpExt|Sctp)[A-Z]\w{0,40}[ \t]+[0-9]|" + _PROMPT + ")")),
-    (re.compile(r"Reassembling:|Received packets:|Sent packets:"),
-     re.compile(r"(?<![ \t])[ \t]+(?=(?:Input|Output|Fragment|Reassembling|Sent packets|Received packets|Extension header"
+    (lazy(r"Reassembling:|Received packets:|Sent packets:"),
+     lazy(r"(?<![ \t])[ \t]+(?=(?:Input|Output|Fragment|Reassembling|Sent packets|Received packets|Extension header"
           r"|filter|IPv6 [Pp]rotocol|ICMPv6 [Pp]rotocol|ICMP [Pp]rotocol):|" + _PROMPT + ")")),
-    (re.compile(r"MIB-II IP"),                                               # netsh show ipstats
-     re.compile(r"(?<=[0-9])[ \t]+(?=[^\x00-\x7f]|[A-Z])|(?<=\u6709\u52b9|\u7121\u52b9)[ \t]+|(?:(?<=Enabled)|(?<=Disabled))[ \t]+|(?<=--)[ \t]+"
+    (lazy(r"MIB-II IP"),                                               # netsh show ipstats
+     lazy(r"(?<=[0-9])[ \t]+(?=[^\x00-\x7f]|[A-Z])|(?<=\u6709\u52b9|\u7121\u52b9)[ \t]+|(?:(?<=Enabled)|(?<=Disabled))[ \t]+|(?<=--)[ \t]+"
           r"|(?<![ \t])[ \t]+(?=MIB-II|-{4}|" + _PROMPT + ")")),
-    (re.compile(r"IP Statistics and Errors"),                                 # Omni Switch/Router `ips`
-     re.compile(r"(?<=[0-9%])[ \t]+(?=[A-Z])|(?<![ \t])[ \t]+(?=IP Statistics and Errors|" + _PROMPT + ")")),
-    (re.compile(r"\S[ \t]*=[ \t]*[0-9]"),
-     re.compile(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?:(?<=Datagrams received)|(?<=Datagrams sent))[ \t]+"
+    (lazy(r"IP Statistics and Errors"),                                 # Omni Switch/Router `ips`
+     lazy(r"(?<=[0-9%])[ \t]+(?=[A-Z])|(?<![ \t])[ \t]+(?=IP Statistics and Errors|" + _PROMPT + ")")),
+    (lazy(r"\S[ \t]*=[ \t]*[0-9]"),
+     lazy(r"(?<=[0-9]),?[ \t]+(?=[^\W\d_])|(?:(?<=Datagrams received)|(?<=Datagrams sent))[ \t]+"
           r"|(?<![ \t])[ \t]+(?=(?:IPv4|IPv6|IP|ICMPv4|ICMPv6|TCP|UDP|Interface)"
           r"(?: Statistics\b|-Statistik\b)|" + _PROMPT + ")")),
-    (re.compile(r"\b(?:Rcvd|Frags|Sent):"),
-     re.compile(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
+    (lazy(r"\b(?:Rcvd|Frags|Sent):"),
+     lazy(r"(?<![ \t])[ \t]+(?=[A-Z][\w/-]{0,20}[ \t]statistics:|(?:Rcvd|Sent|Frags|Bcast|Mcast|Drop"
           r"|Opts|Reinj|Port):|" + _PROMPT + ")")),
-    (re.compile(r"[0-9] [a-z]"),
+    (lazy(r"[0-9] [a-z]"),
      # net-tools 2.x opens Ip: with "Forwarding: 2": the cut goes after its value, not its colon
-     re.compile(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)(?<!Forwarding:)[ \t]+(?=[0-9])"
+     lazy(r"(?<=[A-Za-z)\]])[ \t]+(?=[0-9][0-9,]{0,25} [a-z(])|(?<=:)(?<!Forwarding:)[ \t]+(?=[0-9])"
           r"|(?<=Forwarding: [0-9])[ \t]+(?=[0-9])"
           r"|(?<![ \t])[ \t]+(?=[A-Za-z][\w-]{0,20}:(?:[ \t]|$)|" + _PROMPT + ")")),
 )
-_COUNTERS = re.compile(r"[0-9]")
+_COUNTERS = lazy(r"[0-9]")
 
 
 # InfluxDB line protocol (`nstat,host=h,name=snmp6 Ip6InReceives=5i,... 1742837823000000000`): one long
 # line by design, never a flattened dump
-_LINE_PROTOCOL = re.compile(r"[ \t>]*[A-Za-z_][\w.-]*(?:,[^\s,=]+=[^\s,]+)+[ \t]+[^\s,=]+=[^\s,]+,[^\s,=]+=")
+_LINE_PROTOCOL = lazy(r"[ \t>]*[A-Za-z_][\w.-]*(?:,[^\s,=]+=[^\s,]+)+[ \t]+[^\s,=]+=[^\s,]+,[^\s,=]+=")
 
 
 # Long lines that are whole as printed: `ip -d link` detail lines (a bridge's runs past 1,000
 # characters, and "... minmtu 0 maxmtu 0 addrgenmode ..." looks like count-first pairs).
-_WHOLE = re.compile(r"\b(?:addrgenmode|numtxqueues|gso_max_size|promiscuity|bridge_slave|forward_delay|dstport)\b")
+_WHOLE = lazy(r"\b(?:addrgenmode|numtxqueues|gso_max_size|promiscuity|bridge_slave|forward_delay|dstport)\b")
 
 
 def _recut(line: str) -> str:
@@ -142,7 +143,7 @@ def _drop_page_lines(text: str) -> str:
 
 
 _ASCII_TRIGGERS = "&<\\\f"
-_LONG_LINE = re.compile(r"\n([^\n]{%d,})" % FLAT_MIN)
+_LONG_LINE = lazy(r"\n([^\n]{%d,})" % FLAT_MIN)
 
 
 def _recut_long(text: str) -> str:
@@ -200,7 +201,7 @@ def lines_only(text: str) -> bool:
     return not _fenced(text)
 
 
-_DIGIT_RUN = re.compile(r"[0-9]+")
+_DIGIT_RUN = lazy(r"[0-9]+")
 
 
 def safe_lines(text: str, digits: int) -> bool:
@@ -236,7 +237,7 @@ def clean(text: str) -> str:
     return "".join(out)
 
 
-_TRIGGER_CHARS = re.compile("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]")
+_TRIGGER_CHARS = lazy("[&<\\\\\f\u200b\u200c\u200d\u2060\ufeff\u00a0\u202f\u2018\u2019\u201b\u2032\u201c\u201d]")
 
 
 def _clean(text: str) -> str:
@@ -341,11 +342,11 @@ def _lines(blocks: Iterable[str], later: bool) -> Iterator[Tuple[str, bool]]:
 # a number; only where the line before it holds a value (starts or ends with a digit), so a
 # prompt's `# netstat -s` or a `// IP-MIB::...` comment line stays whole. A period right after
 # the value (`= 0.`) goes too.
-_NOTED = re.compile(r"<-|<=|\u2190|\u27f5|//|[ \t]#[ \t]|\uff08|[0-9][ \t]*\([^()\n]*[^\x00-\x7f]|[0-9]\.[ \t]*$",
-                    re.M)
-_MARK = re.compile(r"[ \t]*(?:<-+|<=+|\u2190|\u27f5)|(?:[ \t]+|(?<=[0-9.]))//|[ \t]+#(?=[ \t])|[ \t]*\uff08"
-                   r"|[ \t]*\((?=[^()\n]*[^\x00-\x7f][^()\n]*\)[ \t]*$)")
-_VALUED = re.compile(r"[ \t]*[0-9].*|.*(?<![A-Za-z_])[0-9]+\.?[ \t]*", re.S)
+_NOTED = lazy(r"<-|<=|\u2190|\u27f5|//|[ \t]#[ \t]|\uff08|[0-9][ \t]*\([^()\n]*[^\x00-\x7f]|[0-9]\.[ \t]*$",
+              re.M)
+_MARK = lazy(r"[ \t]*(?:<-+|<=+|\u2190|\u27f5)|(?:[ \t]+|(?<=[0-9.]))//|[ \t]+#(?=[ \t])|[ \t]*\uff08"
+             r"|[ \t]*\((?=[^()\n]*[^\x00-\x7f][^()\n]*\)[ \t]*$)")
+_VALUED = lazy(r"[ \t]*[0-9].*|.*(?<![A-Za-z_])[0-9]+\.?[ \t]*", re.S)
 
 
 def _valued(kept: str) -> bool:

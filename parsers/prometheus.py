@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Tuple
 from ._needs import needs
 from . import base, linux
 from .model import ALL, Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -64,18 +65,18 @@ META = Meta(
 )
 
 # `name{labels} value [timestamp]`; labels as the format quotes them
-_SAMPLE = re.compile(r'^[ \t]*(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{(?P<labels>(?:[^"}]|"(?:[^"\\]|\\.)*")*)\})?'
-                     r'[ \t]+(?P<value>\S+)(?:[ \t]+(?P<ts>-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$')
-_LABEL = re.compile(r'[ \t]*(?P<key>[A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*"(?P<value>(?:[^"\\]|\\.)*)"[ \t]*,?')
+_SAMPLE = lazy(r'^[ \t]*(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)(?:\{(?P<labels>(?:[^"}]|"(?:[^"\\]|\\.)*")*)\})?'
+               r'[ \t]+(?P<value>\S+)(?:[ \t]+(?P<ts>-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$')
+_LABEL = lazy(r'[ \t]*(?P<key>[A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*"(?P<value>(?:[^"\\]|\\.)*)"[ \t]*,?')
 
 # metric name -> (family or "" when a label says, counter group, counter name as its source spells it)
-_NODE = re.compile(r"(?:node_)?netstat_(?P<group>Ip6|Ip)_(?P<name>[A-Za-z]+)")
-_NSTAT = re.compile(r"nstat_(?P<group>Ip6|Ip)(?P<name>(?!Ext)[A-Z][A-Za-z]+)")
-_NET = re.compile(r"net_(?P<group>ip6|ip)_(?P<name>[a-z]+)")
-_SNMP_TABLE = re.compile(r"ipSystemStats(?P<name>[A-Za-z]+)")
-_SNMP_SCALAR = re.compile(r"ip(?P<name>Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests|ForwDatagrams"
-                          r"|Forwarding)|(?P<v6fw>ipv6IpForwarding)")
-_MSSDIAG = re.compile(r"mssdiag_ip_(?P<name>[a-z_]+)_total")
+_NODE = lazy(r"(?:node_)?netstat_(?P<group>Ip6|Ip)_(?P<name>[A-Za-z]+)")
+_NSTAT = lazy(r"nstat_(?P<group>Ip6|Ip)(?P<name>(?!Ext)[A-Z][A-Za-z]+)")
+_NET = lazy(r"net_(?P<group>ip6|ip)_(?P<name>[a-z]+)")
+_SNMP_TABLE = lazy(r"ipSystemStats(?P<name>[A-Za-z]+)")
+_SNMP_SCALAR = lazy(r"ip(?P<name>Reasm[A-Za-z]+|Frag[A-Za-z]+|InReceives|InDelivers|OutRequests|ForwDatagrams"
+                    r"|Forwarding)|(?P<v6fw>ipv6IpForwarding)")
+_MSSDIAG = lazy(r"mssdiag_ip_(?P<name>[a-z_]+)_total")
 
 # counter names as sources spell them, lower-cased and without underscores -> (counter, HC twin)
 _COUNTER = {
@@ -93,19 +94,19 @@ _FAMILY = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
 _HOST_LABELS = ("host", "hostname", "instance")
 FLOAT_EXACT = 2 ** 53           # every integer up to here is exact in a float64
 
-_DETECT = needs(re.compile(
+_DETECT = needs(lazy(
     r"^[ \t]*(?:(?:(?:node_)?netstat_Ip6?_(?:Reasm|Frag|InReceives|InDelivers|OutRequests|ForwDatagrams|OutForw)[A-Za-z]*"
     r"|ip(?:Reasm|Frag)[A-Za-z]+|nstat_Ip6?(?:Reasm|Frag)[A-Za-z]+|net_ip6?_(?:reasm|frag)[a-z]+|mssdiag_ip_[a-z_]+_total)"
     r"(?:_total)?(?:\{[^}\n]*\})?|ipSystemStats[A-Za-z]+\{[^}\n]*ipSystemStatsIPVersion[^}\n]*\})[ \t]+[-+0-9.NI]", re.M),
     "netstat_Ip", "ipSystemStats", "ipReasm", "ipFrag", "nstat_Ip", "net_ip", "mssdiag_ip_", fold=False)
-_TYPE = re.compile(r"^[ \t]*# TYPE (?P<name>[A-Za-z_:][A-Za-z0-9_:]*) (?P<type>[a-z]+)")
-_EXPOSITION = re.compile(r"^[ \t]*# (?:TYPE|HELP) [A-Za-z_:]|^[ \t]*# EOF[ \t]*$", re.M)
+_TYPE = lazy(r"^[ \t]*# TYPE (?P<name>[A-Za-z_:][A-Za-z0-9_:]*) (?P<type>[a-z]+)")
+_EXPOSITION = lazy(r"^[ \t]*# (?:TYPE|HELP) [A-Za-z_:]|^[ \t]*# EOF[ \t]*$", re.M)
 # node_exporter's netstat collector with its default fields: IP metrics (Ip_Forwarding, Ip6_InOctets,
 # IpExt_OutOctets) but none of the fragment counters, which its default --collector.netstat.fields
 # leaves out. Such a scrape is read as this host's snapshot with those counters unknown.
-_NODE_IP = needs(re.compile(r"^[ \t]*node_netstat_Ip(?:6|Ext)?_[A-Za-z]+(?:\{[^}\n]*\})?[ \t]+[-+0-9.NI]", re.M),
+_NODE_IP = needs(lazy(r"^[ \t]*node_netstat_Ip(?:6|Ext)?_[A-Za-z]+(?:\{[^}\n]*\})?[ \t]+[-+0-9.NI]", re.M),
                  "node_netstat_Ip", fold=False)
-_NODE_ANY = re.compile(r"node_netstat_Ip(?:6|Ext)?_")
+_NODE_ANY = lazy(r"node_netstat_Ip(?:6|Ext)?_")
 NODE_FIELDS = ("node_exporter's netstat collector exports no IP reassembly or fragment metric here (its default "
                "--collector.netstat.fields leaves them out): these counters are unknown; add Ip6?_(Reasm|Frag).* "
                "to that regex to read them")
@@ -163,10 +164,10 @@ def metric(name: str, labels: Dict[str, str]) -> Optional[Tuple[str, str, bool]]
 # Every counter of a scrape (model.Counter), beside the headline ones metric() reads: the
 # kernel's under node_exporter's, Telegraf's nstat and net inputs' names (the standard name is
 # the nstat name), the MIB objects under snmp_exporter's, and mssdiag's own.
-_KERNEL = re.compile(r"(?P<source>(?:node_)?netstat)_(?P<group>[A-Za-z0-9]+)_(?P<field>[A-Za-z0-9]+)")
-_NSTAT_ANY = re.compile(r"nstat_(?P<name>[A-Z][A-Za-z0-9]+)")
-_NET_ANY = re.compile(r"net_(?P<group>[a-z0-9]+)_(?P<field>[a-z0-9]+)")
-MIB_NAME = re.compile(r"(?:ip|icmp|tcp|udp)[A-Z][A-Za-z0-9]*")
+_KERNEL = lazy(r"(?P<source>(?:node_)?netstat)_(?P<group>[A-Za-z0-9]+)_(?P<field>[A-Za-z0-9]+)")
+_NSTAT_ANY = lazy(r"nstat_(?P<name>[A-Z][A-Za-z0-9]+)")
+_NET_ANY = lazy(r"net_(?P<group>[a-z0-9]+)_(?P<field>[a-z0-9]+)")
+MIB_NAME = lazy(r"(?:ip|icmp|tcp|udp)[A-Z][A-Za-z0-9]*")
 _KERNEL_GROUPS = {g.lower() for g in linux.KERNEL_GROUPS}
 _FAMILY_LABELS = {"ipSystemStats": "ipSystemStatsIPVersion"}
 

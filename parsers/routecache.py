@@ -31,14 +31,15 @@ from typing import Iterable, List, Optional, Tuple
 
 from .iproute import Route, family_of
 from .model import ParseError, to_int
+from .lazyre import lazy
 
 
-_DASHES = re.compile(r"^[ \t]*-{3,}(?:[ \t]+-{3,}){2,}[ \t]*$")
-_PMTU_HEADER = re.compile(r"^[ \t]*PMTU[ \t]+\S", re.I)
-_ROW = re.compile(r"^[ \t]*(?P<pmtu>[0-9]+)[ \t]+(?P<dst>[0-9a-fA-F:.%]+)[ \t]+(?P<via>[0-9a-fA-F:.%]+)[ \t]*$")
-_INTERFACE = re.compile(r"^[ \t]*\S[^:]*?[ \t]*(?P<index>[0-9]+)[ \t]*:[ \t]*(?P<name>\S.*?)[ \t]*$")
-_HPUX_HEADER = re.compile(r"^[ \t]*(?P<cols>(?:Destination|Dest/Netmask)[ \t]+Gateway[ \t]+Flags[ \t]+Refs.*Pmtu)[ \t]*$",
-                          re.I)
+_DASHES = lazy(r"^[ \t]*-{3,}(?:[ \t]+-{3,}){2,}[ \t]*$")
+_PMTU_HEADER = lazy(r"^[ \t]*PMTU[ \t]+\S", re.I)
+_ROW = lazy(r"^[ \t]*(?P<pmtu>[0-9]+)[ \t]+(?P<dst>[0-9a-fA-F:.%]+)[ \t]+(?P<via>[0-9a-fA-F:.%]+)[ \t]*$")
+_INTERFACE = lazy(r"^[ \t]*\S[^:]*?[ \t]*(?P<index>[0-9]+)[ \t]*:[ \t]*(?P<name>\S.*?)[ \t]*$")
+_HPUX_HEADER = lazy(r"^[ \t]*(?P<cols>(?:Destination|Dest/Netmask)[ \t]+Gateway[ \t]+Flags[ \t]+Refs.*Pmtu)[ \t]*$",
+                    re.I)
 
 
 def detect_destinationcache(lines: Iterable[str]) -> bool:

@@ -56,10 +56,11 @@ from .paste import clean as paste_clean
 from .model import CounterList, Snapshot
 from .text import (MAX_LINE, _CAND_COMMAND, _CAND_DATE, _DAMAGE, _VALUE, FastChunk, Splitter, classify,
                    _lead, fast_date, header_kind, never_a_date)
+from .lazyre import lazy
 
 
 _DIGITS_B = b"0123456789"
-_RUN = re.compile(r"[0-9]+")
+_RUN = lazy(r"[0-9]+")
 MAX_DIGITS = 19       # a varying number is 1 to 19 digits: below 2**64, so to_int never refuses it
 _RUN_TEXT = {False: "\\d{1,%d}+" % MAX_DIGITS, True: "[1-9]\\d{0,%d}+" % (MAX_DIGITS - 1)}
 MAX_TEXT = 64 << 10      # a snapshot longer than this is not learnt

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 from ._needs import needs
 from . import base
 from .model import Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -112,7 +113,7 @@ _ROW = {"1": "ipv4", "2": "ipv6", "ipv4": "ipv4", "ipv6": "ipv6"}
 # value (`-OU` drops them), `Wrong Type (should be Counter64): Counter32: 0`. The name must be
 # followed by `=` or a blank and a value, so a tool's command line quoting object names
 # (`'IP-MIB::ipReasmReqds.0' 'IP-MIB::ipReasmOKs.0'`) is not a walk.
-_LINE = re.compile(
+_LINE = lazy(
     r"(?:^|(?<=[\s/#+>:.'\"-]))(?:(?P<mib>IP-MIB|RFC1213-MIB|TCP-MIB|UDP-MIB)::)?"
     r"(?P<object>(?P<name>(?:ip|icmp|tcp|udp)[A-Z][A-Za-z]{2,40}|ipv6IpForwarding)"
     r"(?:\.(?P<index>0|ipv4|ipv6|[12])|\[\"?(?P<xindex>ipv4|ipv6|[12])\"?\])"
@@ -121,15 +122,15 @@ _LINE = re.compile(
     r"(?:[ \t]*=[ \t]*|[ \t]+)(?:Wrong Type \(should be [A-Za-z0-9]+\):[ \t]*)?"
     r"(?:(?P<type>Counter32|Counter64|INTEGER|Gauge32|Integer32|Unsigned32)[ \t]*:[ \t]*)?"
     r"(?P<value>[^\s'].*?)[ \t]*$")
-_ENUM = re.compile(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
+_ENUM = lazy(r"^(?:[A-Za-z-]+\()?(?P<n>[0-9]+)\)?$")
 
-_DETECT = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
+_DETECT = needs(lazy(r"(?:IP-MIB|RFC1213-MIB)::ip(?:Reasm|Frag|SystemStats(?:Reasm|OutFrag))"
                      r"|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\.(?:1[4-9]\.0|31\.1\.1\.(?:1[4-6]|2[7-9])\.[12])[ \t]"
                      r"|(?:^|[\s.+/#>'\"-])ip(?:Reasm(?:Reqds|OKs|Fails)|Frag(?:OKs|Fails|Creates))\.0(?:[ \t]*=|[ \t]+[0-9])"
                      r"|(?:^|[\s.+/#>'\"-])ipSystemStats(?:Reasm|OutFrag)[A-Za-z]+(?:\.(?:ipv[46]|[12])|\[\"?(?:ipv[46]|[12])\"?\])"
                      r"(?:[ \t]*=|[ \t]+[0-9])", re.M),
                 "-MIB::ip", ".3.6.1.2.1.4.", "ipReasm", "ipFrag", "ipSystemStats", fold=False)
-_DETECT_WEAK = needs(re.compile(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
+_DETECT_WEAK = needs(lazy(r"(?:IP-MIB|RFC1213-MIB)::ip[A-Z]|(?:iso|\.1)\.3\.6\.1\.2\.1\.4\."),
                      "-MIB::ip", ".3.6.1.2.1.4.", fold=False)
 
 
@@ -160,7 +161,7 @@ def _object(m: "re.Match[str]") -> Optional[Tuple[str, str]]:
     return (name, "") if index == "0" else None
 
 
-_UNITS = re.compile(r"(?P<n>[0-9]+)[ \t]+(?:packets|datagrams|fragments|octets)")
+_UNITS = lazy(r"(?P<n>[0-9]+)[ \t]+(?:packets|datagrams|fragments|octets)")
 
 
 def _unit(shown: str) -> str:

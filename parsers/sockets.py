@@ -28,20 +28,21 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from .model import ParseError, to_int
 from dataclasses import dataclass, field
+from .lazyre import lazy
 
 
 STATES = ("ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1", "FIN-WAIT-2", "TIME-WAIT", "CLOSE", "CLOSE-WAIT",
           "LAST-ACK", "LISTEN", "CLOSING", "UNCONN", "UNKNOWN")
 _STATE = "|".join(re.escape(s) for s in STATES)
 # `[tcp] [ESTAB] 0 0 local:port peer:port ...`: a netid and a state, each when printed
-_SOCKET = re.compile(r"^[ \t]*(?:(?P<netid>tcp6?|mptcp|u_str|udp|raw)[ \t]+)?(?:(?P<state>" + _STATE + r")[ \t]+)?"
-                     r"(?P<recvq>[0-9]+)[ \t]+(?P<sendq>[0-9]+)(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
-_HEADER = re.compile(r"^[ \t]*(?:Netid[ \t]+)?(?:State[ \t]+)?Recv-Q[ \t]+Send-Q[ \t]+Local[ \t]+Address", re.I)
-_ENDPOINT = re.compile(r"^(?P<addr>\[[^\]]+\]|[^\s\[\]]*?)(?:%(?P<scope>[^:\s]+))?:(?P<port>[^\s:\]]+|\*)$")
-_KEY_VALUE = re.compile(r"^(?P<key>[a-z_]+):(?P<value>\S+)$")
+_SOCKET = lazy(r"^[ \t]*(?:(?P<netid>tcp6?|mptcp|u_str|udp|raw)[ \t]+)?(?:(?P<state>" + _STATE + r")[ \t]+)?"
+               r"(?P<recvq>[0-9]+)[ \t]+(?P<sendq>[0-9]+)(?:[ \t]+(?P<rest>.*?))?[ \t]*$")
+_HEADER = lazy(r"^[ \t]*(?:Netid[ \t]+)?(?:State[ \t]+)?Recv-Q[ \t]+Send-Q[ \t]+Local[ \t]+Address", re.I)
+_ENDPOINT = lazy(r"^(?P<addr>\[[^\]]+\]|[^\s\[\]]*?)(?:%(?P<scope>[^:\s]+))?:(?P<port>[^\s:\]]+|\*)$")
+_KEY_VALUE = lazy(r"^(?P<key>[a-z_]+):(?P<value>\S+)$")
 # TCP_INFO words printed with a value after a space (`send 1113846154bps`, `pacing_rate 3.2Gbps`)
 _SPACED = frozenset(("send", "pacing_rate", "delivery_rate"))
-_RATE = re.compile(r"^[0-9][0-9.]*[kKMG]?bps$")       # the value of one of those, wrapped onto the next line
+_RATE = lazy(r"^[0-9][0-9.]*[kKMG]?bps$")       # the value of one of those, wrapped onto the next line
 _INTEGERS = ("mss", "advmss", "rcvmss", "pmtu", "backoff", "cwnd", "ssthresh", "bytes_sent", "bytes_acked",
              "bytes_received", "bytes_retrans", "segs_out", "segs_in", "data_segs_out", "data_segs_in",
              "unacked", "lost", "sacked", "notsent", "rcv_space", "rcv_ssthresh", "delivered", "reordering",

@@ -25,6 +25,7 @@ from typing import Dict, List, Optional
 from ._needs import needs
 from . import base
 from .model import COUNTERS, TRAFFIC, Meta, Reading, Signal
+from .lazyre import lazy
 
 
 META = Meta(
@@ -79,21 +80,21 @@ RAW_ONLY = {"ipreasmtimeout", "ipreasmduplicates", "ipreasmpartdups",
 
 # A name stands alone (line start or whitespace before it): `ipReasmTimeout = 15` quoted in
 # prose or Markdown, or `IP-MIB::ipReasmReqds.0 = 0` from snmpwalk, is not netstat output.
-_PAIR = re.compile(r"(?<!\S)(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
+_PAIR = lazy(r"(?<!\S)(?P<name>[a-z][A-Za-z0-9]*)\s*=\s*(?P<value>\S+)")
 # `IPv4    ipForwarding = 2 ...` (header inline) or `IP` / `IPv6 for hme0` alone on a line.
-_SECTION = re.compile(r"^[ \t]*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:[ \t]*:?[ \t]*$|[ \t]+(?=[a-z][A-Za-z0-9]*[ \t]*=))",
-                      re.M)
-_IP_PAIR = re.compile(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|InDelivers|OutRequests|ForwDatagrams"
-                      r"|OutForwDatagrams|Forwarding)[A-Za-z]*)[ \t]*=[ \t]*"
-                      # a value grouped by a locale (=2 293 219 011) is read whole, never as its first group
-                      r"(?P<value>\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])|\S+)")
+_SECTION = lazy(r"^[ \t]*(?P<sec>[A-Z][A-Za-z0-9]*(?: for \S+)?)(?:[ \t]*:?[ \t]*$|[ \t]+(?=[a-z][A-Za-z0-9]*[ \t]*=))",
+                re.M)
+_IP_PAIR = lazy(r"(?P<name>ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|InDelivers|OutRequests|ForwDatagrams"
+                r"|OutForwDatagrams|Forwarding)[A-Za-z]*)[ \t]*=[ \t]*"
+                # a value grouped by a locale (=2 293 219 011) is read whole, never as its first group
+                r"(?P<value>\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])|\S+)")
 
-_DETECT_IP = needs(re.compile(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
+_DETECT_IP = needs(lazy(r"(?<!\S)ip(?:v6)?(?:Reasm|Frag|OutFrag|InReceives|Forwarding|DefaultTTL"
                         r"|InDelivers|OutRequests)\w*\s*=\s*-?\d", re.I),
                    "reasm", "frag", "inreceives", "forwarding", "defaultttl", "indelivers", "outrequests", fold=True)
-_DETECT_MIB = needs(re.compile(r"(?<!\S)(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d"),
+_DETECT_MIB = needs(lazy(r"(?<!\S)(?:tcp|udp|icmp|rawip|sctp)[A-Z]\w*\s*=\s*-?\d"),
                     "tcp", "udp", "icmp", "rawip", "sctp", fold=False)
-_DETECT_HEADER = re.compile(r"^[\s>]*(?:IPv4|IPv6|IP|RAWIP|UDP|TCP|ICMPv4|SCTP)[ \t]+[a-z]\w*\s*=", re.M)
+_DETECT_HEADER = lazy(r"^[\s>]*(?:IPv4|IPv6|IP|RAWIP|UDP|TCP|ICMPv4|SCTP)[ \t]+[a-z]\w*\s*=", re.M)
 
 
 def detect(text: str) -> float:

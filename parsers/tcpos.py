@@ -17,6 +17,7 @@ from typing import List
 
 from . import base, bsdstyle
 from .model import ALL, Meta, Reading
+from .lazyre import lazy
 
 
 META = Meta(
@@ -37,7 +38,7 @@ META = Meta(
 )
 
 LABELS = bsdstyle.COMMON + bsdstyle.labels(("ReasmOKs", r"datagrams? reassembled"))
-_MARKER = re.compile(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.M | re.I)
+_MARKER = lazy(r"^[ \t>]*\d[\d,]*[ \t]+datagrams? reassembled[ \t]*$", re.M | re.I)
 
 
 def detect(text: str) -> float:

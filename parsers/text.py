@@ -13,6 +13,7 @@ from typing import IO, Iterator, List, Optional, Tuple
 
 from . import paste
 from .model import ParseError
+from .lazyre import lazy
 
 
 SNIFF = 4096
@@ -102,9 +103,9 @@ def decode(data: bytes) -> str:
 
 # ---------------------------------------------------------------- cleaning
 
-_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?=[ \t]*(?:\S|$))")
-_NUMBER = re.compile(r"\d")
-_LETTER = re.compile(r"[A-Za-z]")
+_QUOTE = lazy(r"^[ \t]*(?:>[ \t]?)+(?=[ \t]*(?:\S|$))")
+_NUMBER = lazy(r"\d")
+_LETTER = lazy(r"[A-Za-z]")
 
 
 def clean(line: str) -> str:
@@ -139,23 +140,23 @@ _TIME = r"(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:[.,]\d+)?)?(?:\s*(?P<amp
 _TZ = r"(?:\s+(?P<tz>[A-Z]{1,5}|[+-]\d{2}:?\d{2}))?"
 _DATE_FORMS = [
     # ISO 8601: 2026-11-22T03:06:45Z, 2026-11-22 03:06:45+01:00
-    re.compile(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?:[T\s]+" + _TIME
-               + r"\s*(?P<off>Z|[+-]\d{2}:?\d{2})?" + _TZ + r")?", re.I),
+    lazy(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?:[T\s]+" + _TIME
+         + r"\s*(?P<off>Z|[+-]\d{2}:?\d{2})?" + _TZ + r")?", re.I),
     # date(1): Sun Nov 22 03:06:45 UTC 2026
-    re.compile(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
+    lazy(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
     # date(1), day first: Sun 22 Nov 2026 03:06:45 AM UTC
-    re.compile(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+(?P<y>\d{4}),?\s+" + _TIME + _TZ, re.I),
+    lazy(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+(?P<y>\d{4}),?\s+" + _TIME + _TZ, re.I),
     # date(1) in en_GB, de_DE, fr_FR: Tue  3 Mar 10:00:01 GMT 2026, Di 3. Mär 10:00:01 CET 2026
-    re.compile(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
+    lazy(_DOW + r"(?P<d>\d{1,2})\.?\s+" + _MON + r"\s+" + _TIME + _TZ + r"\s+(?P<y>\d{4})", re.I),
     # Nov 22, 2026 03:06:45 / November 22 2026 3:06 PM
-    re.compile(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
+    lazy(_DOW + _MON + r"\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{4})(?:,?\s+" + _TIME + _TZ + r")?", re.I),
     # Windows date /t (US): Sun 11/22/2026, optionally with a time after it
-    re.compile(_DOW + r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?:\s+" + _TIME + r")?", re.I),
+    lazy(_DOW + r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?:\s+" + _TIME + r")?", re.I),
     # day first: 22.11.2026 (German date /t), 22/11/2026 (UK) when the US reading is impossible
-    re.compile(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
+    lazy(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
 ]
 _YEAR = re.compile(r"\d{4}")      # every form above holds one: a line without it is no date
-_TIME_ONLY = re.compile(r"^\s*" + _TIME + r"\s*$")
+_TIME_ONLY = lazy(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
 
@@ -195,15 +196,15 @@ def _build(m: "re.Match[str]") -> Optional[Stamp]:
     return Stamp(when, bool(g.get("H")))
 
 
-_EPOCH = re.compile(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
+_EPOCH = lazy(r"1\d{9}")     # `date +%s`: 2001-09-09 to 2033-05-18
 
 
 # The two forms cron logs print most (`date` in the C locale, ISO 8601 from `date -Is`/`-u +%FT%TZ`),
 # read without trying every form: each is a strict subset of the form parse_date_line would pick
 # (nothing before it in _DATE_FORMS can match such a line), so the result is the same Stamp.
-_C_DATE = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}"
-                     r"([0-9]{1,2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) ([A-Z]{1,5}) ([0-9]{4})")
-_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})?")
+_C_DATE = lazy(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}"
+               r"([0-9]{1,2}) ([0-9]{2}):([0-9]{2}):([0-9]{2}) ([A-Z]{1,5}) ([0-9]{4})")
+_ISO_DATE = lazy(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})(Z|[+-][0-9]{2}:[0-9]{2})?")
 _C_MONTH = {m.title(): i for m, i in _MONTHS.items() if m.isascii() and len(m) == 3}
 _TZ_CACHE: dict = {}
 
@@ -250,7 +251,7 @@ _DAYS: dict = {}
 _SUFFIX: dict = {}
 # fast_iso's last line: its length, its text before and after its time, where that is, its head and tail
 _LAST: list = [(-1, "", "", 0, "", "")]
-_HMS = re.compile(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]")
+_HMS = lazy(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]")
 
 
 def fast_iso(line: str) -> Optional[str]:
@@ -265,6 +266,7 @@ def fast_iso(line: str) -> Optional[str]:
     if m is not None:
         mon, d, hh, mm, ss, tz, y = m.groups()
         day = (y, mon, d)
+        month = _C_MONTH[mon]
         at = m.start(3)
     else:
         m = _ISO_DATE.fullmatch(line)
@@ -272,11 +274,12 @@ def fast_iso(line: str) -> Optional[str]:
             return None
         y, mo, d, hh, mm, ss, tz = m.groups()
         day = (y, mo, d)
+        month = int(mo)
         at = m.start(4)
     head = _DAYS.get(day)
     if head is None:
         try:
-            head = datetime(int(y), _C_MONTH[mon] if m.re is _C_DATE else int(mo), int(d)).isoformat()[:10] + "T"
+            head = datetime(int(y), month, int(d)).isoformat()[:10] + "T"
         except ValueError:
             head = ""
         if len(_DAYS) > 4096:
@@ -336,7 +339,7 @@ def parse_time_only(line: str) -> Optional[Tuple[int, int, int]]:
 
 # ---------------------------------------------------------------- splitting
 
-_COMMAND = re.compile(
+_COMMAND = lazy(
     r"(?:(?:^|[\s$#%>:\]|;])(?:n?netstat|nstat|cat\s+/proc/net/(?:snmp6?|netstat))"
     # device commands only at the start of a line or right after a prompt, so a manual's
     # "fields of the display ip statistics command" is prose, not a command
@@ -352,12 +355,12 @@ _COMMAND = re.compile(
     r"|ip6?tables-save|nft\s+list\s+ruleset|wg\s+show(?:conf)?|docker\s+network\s+inspect)"
     r")(?:\s|$|\.exe)", re.I)
 _HOSTS = [
-    re.compile(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
-    re.compile(r"^[ \t]*<(?P<host>[A-Za-z][\w.-]*)>[ \t]*dis"),                # Huawei/H3C: <HUAWEI>display ...
-    re.compile(r"^[ \t]*(?P<host>[A-Za-z][\w.-]*)(?:\([\w-]+\))?[#>][ \t]*sh"),  # Cisco, FTOS: R1#show, R1>sh
-    re.compile(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
-    re.compile(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
-    re.compile(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
+    lazy(r"\[?[\w.-]+@(?P<host>[A-Za-z0-9][\w.-]*)[\s:\]>]"),      # [root@web1 ~]#, user@web1:~$, user@mx1>
+    lazy(r"^[ \t]*<(?P<host>[A-Za-z][\w.-]*)>[ \t]*dis"),                # Huawei/H3C: <HUAWEI>display ...
+    lazy(r"^[ \t]*(?P<host>[A-Za-z][\w.-]*)(?:\([\w-]+\))?[#>][ \t]*sh"),  # Cisco, FTOS: R1#show, R1>sh
+    lazy(r"^(?P<host>[A-Za-z][\w.-]*)\s*[#%]\s"),                   # web1# netstat -s
+    lazy(r"^(?P<host>[A-Za-z][\w.-]*):[/~][^\s]*\s*[#$%]"),         # web1:/root# netstat -s
+    lazy(r"^(?P<host>[A-Za-z][\w.-]*):\S*\s+[\w.-]+[$#%]\s"),       # macOS: MacBook-Pro:~ ann$ netstat -s
 ]
 
 
@@ -475,29 +478,29 @@ MAX_LINE = 16384         # no netstat line is this long (Telegraf's nstat line o
 
 # Candidates are found by literal-led patterns on a lower-cased copy of the block (fast in
 # CPython's re), then confirmed on their whole line.
-_CAND_COMMAND = re.compile(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat|ss -|ip -|ip r"
-                           r"|ip l|ip a|tables-save|nft list|wg show|docker network")
+_CAND_COMMAND = lazy(r"netstat|nstat|/proc/net/|snmp|show|sh ip|sh sys|display|dis ip|ipstat|ss -|ip -|ip r"
+                     r"|ip l|ip a|tables-save|nft list|wg show|docker network")
 # Every date form we read has a time (hh:mm), a /yyyy or .yyyy, or a -mm-dd in it; `date +%s`
 # prints ten digits alone. Every branch starts with a literal character, so re skips to
 # those (a leading `[/.]` or `^` made it try every position: 4x slower on netstat -an).
-_CAND_DATE = re.compile(r":[0-5]\d|/(?:19|20)\d\d|\.(?:19|20)\d\d|-[01]\d-[0-3]\d|1(?<=^1)\d{9}[ \t]*$", re.M)
+_CAND_DATE = lazy(r":[0-5]\d|/(?:19|20)\d\d|\.(?:19|20)\d\d|-[01]\d-[0-3]\d|1(?<=^1)\d{9}[ \t]*$", re.M)
 # Lines that carry the counters we read (lower-cased). Kept narrow: a generic word such as
 # "datagrams" repeats inside one dump (macOS nests udp lines).
-_CAND_RELEVANT = re.compile(
+_CAND_RELEVANT = lazy(
     r"reass|reasm|fragm|fragok|fragfail|fragcreate|total packets received|packets received\s*="
     r"|inreceives|forwarding|ip6?: +\d")
 # IP section headers of every OS, confirmed by _HEADER below.
-_CAND_HEADER = re.compile(r"ip(?:v?6)?:[ \t\r]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
-_HEADER = re.compile(
+_CAND_HEADER = lazy(r"ip(?:v?6)?:[ \t\r]*(?:\n|$)|ip: forwarding|statisti|#kernel|ipforwarding|ipv6forwarding")
+_HEADER = lazy(
     r"^[ \t>]*(?:(?P<bsd>ip|ip6|ipv6):"                                  # BSD, HP-UX, AIX, VOS, Linux netstat
     r"|(?P<snmp>ip): forwarding defaulttl"                               # /proc/net/snmp
     r"|(?P<win>ip|ipv4|ipv6|interface) statistics|(?P<wde>ipv4|ipv6)-statistik|(?P<wdeif>schnittstellen)statistik"
     r"|(?P<kernel>#kernel)"                                              # nstat
     r"|(?P<sol>ip|ipv4|ipv6)[ \t]+ip(?:v6)?forwarding[ \t]*="           # Solaris, header inline
     r")[ \t]*(?:$|(?<==)|(?<=defaultttl)|(?<=statistics)|(?<=statistik))")
-_COUNTERISH = re.compile(r"(?<![A-Za-z\d])\d")
-_VALUE = re.compile(r"(?<![\w.])\d[\d,]*(?![\w.])")
-_QUOTED = re.compile(r"^[ \t]*>", re.M)
+_COUNTERISH = lazy(r"(?<![A-Za-z\d])\d")
+_VALUE = lazy(r"(?<![\w.])\d[\d,]*(?![\w.])")
+_QUOTED = lazy(r"^[ \t]*>", re.M)
 
 
 def line_shape(line: str) -> str:
@@ -521,7 +524,7 @@ def header_kind(line: str) -> Optional[str]:
 # Bytes no netstat prints: NUL and other controls, DEL, C1, and what decoding could not read.
 # Each becomes DAMAGED, so a damaged value is refused and parsers know a line is damaged.
 DAMAGED = "\ufffd"
-_DAMAGE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
+_DAMAGE = lazy("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
 
 
 def damaged(line: str) -> bool:
@@ -581,7 +584,7 @@ class _Info:
 WINDOW = 1 << 13         # candidates are looked for this far ahead at a time (the shapes take over after a snapshot)
 WINDOW_MIN = 1 << 10     # ... at first where the shapes stopped: what they leave is mostly a few lines
 RETRY = 1 << 11          # where the shapes stopped at text not cleaned yet, this much is cleaned and tried again
-_DIGIT = re.compile(r"[0-9]")
+_DIGIT = lazy(r"[0-9]")
 _WAIT = object()         # _ends: the text there is not all here yet
 _NOT_END = object()      # _ends: the full scan would not end the snapshot there
 _RAW = object()          # _try: a match over text not cleaned yet that the shape may not read as it is

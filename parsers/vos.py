@@ -24,6 +24,7 @@ from typing import List
 from ._needs import needs
 from . import base
 from .model import TRAFFIC, Meta, Reading, Signal
+from .lazyre import lazy
 
 
 META = Meta(
@@ -59,14 +60,14 @@ LABELS = {
 SETTINGS = {"ipreasmtimeout", "ipforwarding", "ipdefaultttl"}
 
 # `   92  ipReasmReqds`: a count, then one MIB name and nothing else (no `=`: that is Solaris).
-_MIB_LINE = needs(re.compile(r"^[\s>]*\d[\d,]*\s+ip(?:Reasm|Frag|InReceives|InHdrErrors|InAddrErrors|Forw"
+_MIB_LINE = needs(lazy(r"^[\s>]*\d[\d,]*\s+ip(?:Reasm|Frag|InReceives|InHdrErrors|InAddrErrors|Forw"
                        r"|InDelivers|InDiscards|InUnknownProtos|OutRequests|OutDiscards|OutNoRoutes"
                        r"|DefaultTTL|RoutingDiscards)\w*\s*$", re.M),
                   "ipReasm", "ipFrag", "ipIn", "ipForw", "ipOut", "ipDefaultTTL", "ipRoutingDiscards", fold=False)
-_OTHER_MIB = needs(re.compile(r"^[\s>]*\d[\d,]*\s+(?:icmp|tcp|udp)[A-Z]\w*\s*$", re.M), "icmp", "tcp", "udp", fold=False)
-_STCP_WORDS = re.compile(r"-statistics|-protocol\s+ip|^[\s>]*ip:\s*$|^[\s>]*ready\s+\d\d:\d\d:\d\d\s*$"
-                         r"|>system>", re.M | re.I)
-_COUNT_NAME = re.compile(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>[A-Za-z]\w*)\s*$")
+_OTHER_MIB = needs(lazy(r"^[\s>]*\d[\d,]*\s+(?:icmp|tcp|udp)[A-Z]\w*\s*$", re.M), "icmp", "tcp", "udp", fold=False)
+_STCP_WORDS = lazy(r"-statistics|-protocol\s+ip|^[\s>]*ip:\s*$|^[\s>]*ready\s+\d\d:\d\d:\d\d\s*$"
+                   r"|>system>", re.M | re.I)
+_COUNT_NAME = lazy(r"^\s*(?P<value>\d[\d,]*\S*)\s+(?P<label>[A-Za-z]\w*)\s*$")
 
 
 def detect(text: str) -> float:
@@ -76,7 +77,7 @@ def detect(text: str) -> float:
     return min(1.0, 0.6 + 0.1 * hits + (0.2 if _STCP_WORDS.search(text) else 0.0))
 
 
-_SECTION = re.compile(r"^\s*(?P<name>[a-z][a-z0-9]*):\s*$")
+_SECTION = lazy(r"^\s*(?P<name>[a-z][a-z0-9]*):\s*$")
 
 
 def _every(lines: List[str], reading: Reading) -> None:

@@ -17,6 +17,7 @@ from typing import List, Optional
 
 from .model import ParseError
 from .text import clean as clean_line
+from .lazyre import lazy
 
 META = {
     "name": "vpnconf",
@@ -46,9 +47,9 @@ class TunnelConfig:
         return asdict(self)
 
 
-_SECTION = re.compile(r"^\s*\[(Interface|Peer)\]\s*$", re.I)
-_KV = re.compile(r"^\s*([A-Za-z][\w-]*)\s*=\s*(.*?)\s*$")
-_WG_SHOW = re.compile(r"^\s*(interface|endpoint|listening port):\s*(.*?)\s*$")
+_SECTION = lazy(r"^\s*\[(Interface|Peer)\]\s*$", re.I)
+_KV = lazy(r"^\s*([A-Za-z][\w-]*)\s*=\s*(.*?)\s*$")
+_WG_SHOW = lazy(r"^\s*(interface|endpoint|listening port):\s*(.*?)\s*$")
 _OVPN_KEYS = ("remote", "proto", "dev", "tun-mtu", "mssfix", "fragment", "cipher", "data-ciphers", "client",
               "server", "link-mtu", "dev-type", "tls-client", "tls-server", "persist-tun", "auth-user-pass", "ca",
               "comp-lzo", "compress", "keepalive", "nobind", "remote-cert-tls", "verb", "port")

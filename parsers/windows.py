@@ -29,6 +29,7 @@ from ._needs import needs
 from . import base
 from .text import DAMAGED
 from .model import TRAFFIC, Meta, Reading, Signal
+from .lazyre import lazy
 
 
 META = Meta(
@@ -120,31 +121,31 @@ NETSH_LABELS: Dict[str, str] = {
 NETSH_SETTINGS = {"再構築のタイムアウト"}          # Reassembly Timeout: the timer in seconds
 NETSH_DEFAULT_TTL = "既定の TTL"                   # Default TTL: a setting, not a counter
 NETSH_FORWARDING = {"転送": {"有効": True, "無効": False}}   # Forwarding: Enabled / Disabled
-_NETSH = re.compile(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
-_NETSH_HEADER = re.compile(r"^[ \t]*MIB-II IP", re.M)
-_NETSH_STRONG = needs(re.compile(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
+_NETSH = lazy(r"^[ \t]*(?P<label>[^:=\n]{1,60}?)[ \t]*:[ \t]*(?P<value>\S+)[ \t]*$")
+_NETSH_HEADER = lazy(r"^[ \t]*MIB-II IP", re.M)
+_NETSH_STRONG = needs(lazy(r"^[ \t]*(?:必要な再構築|成功した再構築|失敗した再構築|成功したフラグメント|失敗したフラグメント"
                            r"|作成されたフラグメント)[ \t]*:[ \t]*[0-9]", re.M), "再構築", "フラグメント", fold=False)
 # Printed by some tools beside the counters; a setting in seconds, never a count.
 SETTINGS = {"reassembly timeout"}
 # `  Label = value` for a label we read; anything after the value is kept so it can be
 # warned about. Longest first; the same pattern text in every run (not the set's order,
 # which changes with the hash seed): the regex cache finds it by its text.
-_KNOWN = re.compile(r"^\s*(?P<label>" + "|".join(
+_KNOWN = lazy(r"^\s*(?P<label>" + "|".join(
     r"\s+".join(map(re.escape, label.split())) for label in sorted({*LABELS, *SETTINGS}, key=lambda l: (-len(l), l)))
     + r")\s*=\s*(?P<value>\S*)\s*(?P<rest>.*?)\s*$", re.I | re.A)  # re.A: no Unicode case folding (ſ, K)
 
 # A header line has no `=` and no number standing alone (the 4 of IPv4, the 6 of ICMPv6
 # belong to words).
-_LONE_DIGIT = re.compile(r"(?<![A-Za-z\d])\d")
-_WORD = re.compile(r"[^\W\d_]+\d*", re.U)
+_LONE_DIGIT = lazy(r"(?<![A-Za-z\d])\d")
+_WORD = lazy(r"[^\W\d_]+\d*", re.U)
 
-_DETECT_STRONG = needs(re.compile(
+_DETECT_STRONG = needs(lazy(
     r"^[\s>]*(?:Reassembly (?:Required|Successful|Failures)|Datagrams (?:Successfully Fragmented"
     r"|Failing Fragmentation)|Fragments Created|Reassemblierung (?:erforderlich|erfolgreich|erfolglos)"
     r"|Erfolg(?:reiche|lose) Datagrammfragmentierung|Erzeugte Fragmente)\s*=\s*\d", re.M | re.I),
     "reassembly ", "datagrams ", "fragments created", "reassemblierung ", "datagrammfragmentierung", "erzeugte fragmente",
     fold=True)
-_DETECT_WEAK = needs(re.compile(
+_DETECT_WEAK = needs(lazy(
     r"^[\s>]*(?:(?:IP|IPv4|IPv6) Statistics|IPv[46]-Statistik|Interface Statistics"
     r"|(?:Packets Received|Received Header Errors|Received Address Errors|Output Requests"
     r"|Received Packets Discarded|Empfangene Pakete)\s*=\s*\d)", re.M | re.I),
@@ -263,8 +264,8 @@ _TCP = {"active opens": "ActiveOpens", "passive opens": "PassiveOpens", "failed 
         "segments sent": "OutSegs", "segments retransmitted": "RetransSegs"}
 _UDP = {"datagrams received": "InDatagrams", "no ports": "NoPorts", "receive errors": "InErrors",
         "datagrams sent": "OutDatagrams"}
-_TABLE_ROW = re.compile(r"^[ \t]*(?P<label>\S.*?)[ \t]{2,}(?P<values>\d\S*(?:[ \t]+\d\S*)?)[ \t]*$")
-_ASSIGN = re.compile(r"^[ \t]*(?P<label>[^=\s][^=]*?)[ \t]*=[ \t]*(?P<value>\S+)[ \t]*(?P<rest>.*?)[ \t]*$")
+_TABLE_ROW = lazy(r"^[ \t]*(?P<label>\S.*?)[ \t]{2,}(?P<values>\d\S*(?:[ \t]+\d\S*)?)[ \t]*$")
+_ASSIGN = lazy(r"^[ \t]*(?P<label>[^=\s][^=]*?)[ \t]*=[ \t]*(?P<value>\S+)[ \t]*(?P<rest>.*?)[ \t]*$")
 
 
 def _kind(header: str) -> Tuple[str, str]:
