@@ -1,6 +1,7 @@
 """What the `mssdiag` command loads: scapy (the prober's packets) and ansible (the fleet) are
 imported only by the commands that send packets or run playbooks, never at start-up, by
-help, shell completion or the offline commands; parsing a dump loads no evidence reader; and the version it prints is the package's."""
+help, shell completion or the offline commands; parsing a dump loads no evidence reader and
+compiles few of the parsers' patterns; and the version it prints is the package's."""
 from __future__ import annotations
 
 import configparser
@@ -72,26 +73,38 @@ def test_version_constant_is_the_package_version():
 
 
 READERS = ("sockets", "iproute", "routecache", "iplink", "vpnconf", "containernet", "mssclamp")
-LOADED = """
-import atexit, json, sys
+PATTERNS = """
+import atexit, gc, json, sys
 sys.argv = ["mssdiag", "parse", sys.argv[1]]
-atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules if m.split(".")[-1] in %r)),
-                              file=sys.stderr))
+from parsers.lazyre import lazy
+
+
+def report():
+    patterns = [o for o in gc.get_objects() if isinstance(o, lazy)]
+    print(json.dumps({"readers": sorted(m for m in sys.modules if m.split(".")[-1] in %r),
+                      "compiled": sum("match" in vars(o) for o in patterns), "patterns": len(patterns)}),
+          file=sys.stderr)
+
+
+atexit.register(report)
 from toolkit.entry import main
 main()
 """ % (READERS,)
 
 
-def readers_loaded(path):
-    done = subprocess.run([sys.executable, "-c", LOADED, str(path)], cwd=str(ROOT), capture_output=True,
+def loaded(path):
+    done = subprocess.run([sys.executable, "-c", PATTERNS, str(path)], cwd=str(ROOT), capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stderr.strip().splitlines()[-1])
 
 
-def test_parsing_a_dump_loads_no_evidence_reader():
-    assert readers_loaded(SMALL) == []
+def test_parsing_a_dump_loads_no_evidence_reader_and_compiles_few_patterns():
+    got = loaded(SMALL)
+    assert got["readers"] == []
+    assert got["patterns"] > 150 and got["compiled"] < got["patterns"] / 4, got
 
 
 def test_a_socket_table_loads_its_reader():
-    assert "parsers.sockets" in readers_loaded(ROOT / "fixtures" / "evidence" / "lab-drop-ss-tin.txt")
+    got = loaded(ROOT / "fixtures" / "evidence" / "lab-drop-ss-tin.txt")
+    assert "parsers.sockets" in got["readers"], got
