@@ -36,6 +36,7 @@ from parsers.evidence import Evidence
 from parsers.model import ALL, NOT_COUNTS, Snapshot
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
+from toolkit.sniff import is_capture
 
 
 WRAP32 = 2 ** 32
@@ -198,7 +199,6 @@ def _sniffed(path: str, kind: str) -> Tuple[str, Optional[bytes]]:
         return kind, None
     if kind != "dump" or path == "-":
         return kind, None
-    from toolkit.capture.sniff import is_capture
     try:
         head = read_head(path)
     except OSError:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from toolkit.capture import linktypes
-from toolkit.capture.sniff import FOREIGN, sniff  # noqa: F401  (the readers' names for them)
+from toolkit.sniff import FOREIGN, sniff  # noqa: F401  (the readers' names for them)
 
 BLOCK = 4 << 20
 MAX_RECORD = 262144          # the most libpcap / Wireshark write for one packet (WTAP_MAX_PACKET_SIZE_STANDARD)

@@ -29,7 +29,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Tuple
 
-from toolkit.capture.sniff import packet_monitor_text as looks_like
+from toolkit.sniff import packet_monitor_text as looks_like
 
 STAMP = re.compile(r"^\s*(\d{1,2}):(\d\d):(\d\d)(?:\.(\d+))?\s+(Rcvd|Xmit)\b(.*)$")
 IP_LINE = re.compile(r"Ver/HL\s+([0-9a-f]+),\s*ToS\s+([0-9a-f]+\.?),\s*Len\s+([0-9a-f]+\.?),\s*ID\s+([0-9a-f]+\.?),"

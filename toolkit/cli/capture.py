@@ -88,7 +88,7 @@ def capture(
 
 
 def _is_text(path: str) -> bool:
-    from toolkit.capture.sniff import sniff
+    from toolkit.sniff import sniff
     with open(path, "rb") as f:
         return sniff(f.read(4096)) == "text"
 

@@ -1,6 +1,6 @@
 """What a file's first bytes say it is: a capture format, or text (a VOS packet_monitor trace
-among them). Every input of `parse` and `diff` is sniffed, so this module imports nothing
-(the readers in formats.py and pmtext.py load only for a capture)."""
+among them). Every input of `parse`, `diff` and `triage` is sniffed (toolkit/hosts.py), so this
+module imports nothing: the capture readers (toolkit/capture/) load only for a capture."""
 from __future__ import annotations
 
 FOREIGN = {  # magic prefix -> (format name, what converts it)
