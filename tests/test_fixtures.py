@@ -27,3 +27,16 @@ def test_fixture_folders_name_parsers():
     for folder in NETSTAT.iterdir():
         if folder.is_dir():
             assert folder.name in parsers.REGISTRY, f"{folder} is not a parser's name"
+
+
+def test_every_module_with_a_meta_is_a_listed_parser():
+    import importlib
+    import pkgutil
+
+    from parsers.model import Meta
+    found = set()
+    for info in pkgutil.iter_modules(parsers.__path__):
+        module = importlib.import_module(f"parsers.{info.name}")
+        if isinstance(getattr(module, "META", None), Meta):
+            found.add(info.name)
+    assert found == set(parsers.PARSERS)
