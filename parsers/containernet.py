@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .model import ParseError
 
@@ -109,6 +109,15 @@ def parse(text: str) -> List[NetworkConfig]:
     if not out:
         raise ParseError("no Docker or CNI network configuration in the text")
     return out
+
+
+def read(lines: List[str]) -> Tuple[List[NetworkConfig], List[str]]:
+    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
+    in, (networks, warnings) out; none is an empty list, not an error."""
+    try:
+        return parse("\n".join(lines)), []
+    except ParseError:
+        return [], []
 
 
 def detect(text) -> float:

@@ -30,7 +30,6 @@ from typing import Callable, List, Optional, Tuple
 
 from dataclasses import dataclass, field
 
-from .model import ParseError
 from .lazyre import lazy
 
 
@@ -113,20 +112,13 @@ def _hpux(lines: List[str], command: Optional[str]):
 
 
 def _stack_reader(name: str, fmt: str, command_rx: "re.Pattern[str]"):
-    """A reader of the stack's inputs (toolkit/stack.py): Linux, the records its module
-    (parsers/<name>.py) `parse`s in the chunk (iplink's `read` also says which devices were
-    not whole)."""
+    """A reader of the stack's inputs (toolkit/stack.py): Linux, what its module
+    (parsers/<name>.py) `read`s in the chunk."""
     def read(lines: List[str], command: Optional[str]):
         module = importlib.import_module(f".{name}", __package__)
-        if module.detect(lines) < 0.5 and not (name == "mssclamp" and module.ruleset(lines)):
+        if module.detect(lines) < 0.5:
             return None
-        if name == "iplink":
-            items, warnings = module.read(lines)
-        else:
-            try:
-                items, warnings = module.parse("\n".join(lines)), []
-            except ParseError:
-                items, warnings = [], []
+        items, warnings = module.read(lines)
         return _command(command_rx, command) or fmt, "linux", items, warnings
     return read
 

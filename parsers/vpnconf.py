@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .model import ParseError
 from .text import clean as clean_line
@@ -194,6 +194,15 @@ def parse(text: str) -> List[TunnelConfig]:
     if not out:
         raise ParseError("no WireGuard or OpenVPN configuration in the text")
     return out
+
+
+def read(lines: List[str]) -> Tuple[List[TunnelConfig], List[str]]:
+    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
+    in, (configurations, warnings) out; none is an empty list, not an error."""
+    try:
+        return parse("\n".join(lines)), []
+    except ParseError:
+        return [], []
 
 
 def detect(text) -> float:
