@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
+from .evidence import records
 from .model import ParseError
 
 META = {
@@ -111,13 +112,7 @@ def parse(text: str) -> List[NetworkConfig]:
     return out
 
 
-def read(lines: List[str]) -> Tuple[List[NetworkConfig], List[str]]:
-    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
-    in, (networks, warnings) out; none is an empty list, not an error."""
-    try:
-        return parse("\n".join(lines)), []
-    except ParseError:
-        return [], []
+read = records(parse)    # the evidence readers' form: (networks, warnings), none an empty list
 
 
 def detect(text) -> float:

@@ -30,6 +30,7 @@ from typing import Callable, List, Optional, Tuple
 
 from dataclasses import dataclass, field
 
+from .model import ParseError
 from .lazyre import lazy
 
 
@@ -109,6 +110,17 @@ def _hpux(lines: List[str], command: Optional[str]):
         return None
     items, warnings = routecache.read_hpux(lines)
     return _command(_HPUX, command) or "netstat -rn", "hpux", items, warnings
+
+
+def records(parse: Callable[[str], list]) -> Callable[[List[str]], Tuple[list, List[str]]]:
+    """`read(lines)` for a reader whose `parse(text)` raises ParseError when the text holds
+    none of its records: the records in a chunk's lines and no warning, none an empty list."""
+    def read(lines: List[str]) -> Tuple[list, List[str]]:
+        try:
+            return parse("\n".join(lines)), []
+        except ParseError:
+            return [], []
+    return read
 
 
 def _stack_reader(name: str, fmt: str, command_rx: "re.Pattern[str]"):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import asdict, dataclass
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
+from .evidence import records
 from .model import ParseError
 from .text import clean as clean_line
 from .lazyre import lazy
@@ -196,13 +197,7 @@ def parse(text: str) -> List[TunnelConfig]:
     return out
 
 
-def read(lines: List[str]) -> Tuple[List[TunnelConfig], List[str]]:
-    """The form the host model's evidence readers take (parsers/evidence.py): a chunk's lines
-    in, (configurations, warnings) out; none is an empty list, not an error."""
-    try:
-        return parse("\n".join(lines)), []
-    except ParseError:
-        return [], []
+read = records(parse)    # the evidence readers' form: (configurations, warnings), none an empty list
 
 
 def detect(text) -> float:
