@@ -226,10 +226,7 @@ def time_of(doc: object) -> Optional[str]:
         if isinstance(value, (int, float)) and value > 0:
             seconds = value / 1e9 if value > 1e17 else value / 1e6 if value > 1e14 else \
                 value / 1e3 if value > 1e11 else value
-            try:
-                return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
-            except (OverflowError, OSError, ValueError):
-                return None
+            return base.epoch_iso(seconds)
         if isinstance(value, str):
             try:
                 when = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -323,10 +320,7 @@ def read(lines: List[str]) -> Reading:
         for reading in out:
             reading.warnings.append("JSON broken across lines (hard-wrapped by a terminal?): read with its line "
                                     "breaks taken out")
-    if not out:
-        return Reading(format="agent JSON", ipv4=None)
-    out[0].parts = out[1:]
-    return out[0]
+    return base.of_many(out, "agent JSON")
 
 
 def parse(text: str):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from typing import Callable, Dict, Iterable, List, Optional, TYPE_CHECKING, Tuple
 
 from .model import ALL, CounterList, Meta, ParseError, Reading, Snapshot, to_int
@@ -379,3 +380,20 @@ _PER_TEXT: List[OncePerText] = []
 def forget_texts() -> None:
     for score in _PER_TEXT:
         score.forget()
+
+
+def of_many(readings: List[Reading], fmt: str) -> Reading:
+    """The Reading of a text that names its hosts and times (a scrape, line protocol, agents'
+    JSON): the first, the others as its parts; none: a Reading without counters."""
+    if not readings:
+        return Reading(format=fmt, ipv4=None)
+    readings[0].parts = readings[1:]
+    return readings[0]
+
+
+def epoch_iso(seconds: float) -> Optional[str]:
+    """A time in seconds since the epoch as ISO 8601 UTC; None when no date is that far."""
+    try:
+        return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
+    except (ValueError, OverflowError, OSError):
+        return None

@@ -14,7 +14,6 @@ one collection are one snapshot; a series of collections is a series of snapshot
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Dict, List, Optional, Tuple
 
 from ._needs import needs
@@ -79,13 +78,6 @@ def _pairs(text: str) -> Optional[Dict[str, str]]:
     return out
 
 
-def _iso_ns(ts: str) -> Optional[str]:
-    try:
-        return datetime.fromtimestamp(int(ts) / 1e9, timezone.utc).isoformat()
-    except (ValueError, OverflowError, OSError):
-        return None
-
-
 def read(lines: List[str]) -> Reading:
     moments: Dict[Tuple[Optional[str], Optional[str]], prometheus.Series] = {}
     for line in lines:
@@ -108,14 +100,11 @@ def read(lines: List[str]) -> Reading:
                 moment = moments.get((host, m["ts"]))
                 if moment is None:
                     moment = moments[(host, m["ts"])] = prometheus.Series(
-                        "InfluxDB line protocol", host, _iso_ns(m["ts"]) if m["ts"] else None)
+                        "InfluxDB line protocol", host, base.epoch_iso(int(m["ts"]) / 1e9) if m["ts"] else None)
             number = shown[:-1] if shown[-1:] in ("i", "u") and shown[:-1].isdigit() else shown
             moment.take(field, shown, number, what, None if kind is None else (measurement, field, kind[1]))
     out = [r for r in (moment.finish() for moment in moments.values()) if r is not None]
-    if not out:
-        return Reading(format="InfluxDB line protocol", ipv4=None)
-    out[0].parts = out[1:]
-    return out[0]
+    return base.of_many(out, "InfluxDB line protocol")
 
 
 def parse(text: str):

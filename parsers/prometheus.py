@@ -19,7 +19,6 @@ printed whole is read as printed; `6.28639697e+09` is read when it is a whole nu
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from typing import Dict, List, Optional, Tuple
 
@@ -386,24 +385,12 @@ def read(lines: List[str]) -> Reading:
         reading.host = name
         reading.format = "OpenMetrics" if openmetrics else "Prometheus exposition"
         if len(host.stamps) == 1:
-            reading.taken_at = _iso_ms(next(iter(host.stamps)))
+            reading.taken_at = base.epoch_iso(float(next(iter(host.stamps))) / 1000)   # milliseconds
         elif host.stamps:
             reading.warnings.append("samples of this host carry different timestamps: read as one snapshot "
                                     "without a time")
         out.append(reading)
-    if not out:
-        return Reading(format="Prometheus exposition", ipv4=None)
-    first = out[0]
-    first.parts = out[1:]
-    return first
-
-
-def _iso_ms(ts: str) -> Optional[str]:
-    """A sample timestamp (milliseconds since the epoch) as ISO 8601 UTC."""
-    try:
-        return datetime.fromtimestamp(float(ts) / 1000, timezone.utc).isoformat()
-    except (ValueError, OverflowError, OSError):
-        return None
+    return base.of_many(out, "Prometheus exposition")
 
 
 def parse(text: str):
