@@ -155,7 +155,7 @@ _DATE_FORMS = [
     # day first: 22.11.2026 (German date /t), 22/11/2026 (UK) when the US reading is impossible
     lazy(_DOW + r"(?P<d>\d{1,2})[./](?P<mo>\d{1,2})[./](?P<y>\d{4}),?(?:\s+" + _TIME + r")?", re.I),
 ]
-_YEAR = re.compile(r"\d{4}")      # every form above holds one: a line without it is no date
+_YEAR = lazy(r"\d{4}")      # every form above holds one: a line without it is no date
 _TIME_ONLY = lazy(r"^\s*" + _TIME + r"\s*$")
 _DECOR = " \t=-#*[]():|"
 
