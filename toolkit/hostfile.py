@@ -37,7 +37,6 @@ from toolkit import platforms
 
 HOST_FILE = "host.toml"
 PEERS = ("local", "non-local")
-OS_NAMES = platforms.names()
 
 
 class HostFileError(ValueError):
@@ -92,8 +91,8 @@ def convert(where: str, key: str, value: Any) -> Any:
     try:
         if key == "os":
             v = _str(where, key, value).lower()
-            if v not in OS_NAMES:
-                raise ValueError(f"not one of {', '.join(OS_NAMES)}")
+            if v not in platforms.names():
+                raise ValueError(f"not one of {', '.join(platforms.names())}")
             return v
         if key == "peer":
             v = _str(where, key, value).lower().replace("_", "-").replace("nonlocal", "non-local")

@@ -117,7 +117,8 @@ def triage(
 
 
 def _checked(option: str, key: str, value: Optional[str]):
-    from toolkit.hostfile import OS_NAMES, HostFileError, convert
+    from toolkit import platforms
+    from toolkit.hostfile import HostFileError, convert
     if value is None:
         return None
     try:
@@ -126,7 +127,7 @@ def _checked(option: str, key: str, value: Optional[str]):
         reason = {"bandwidth": "not a rate like 100M or 10G", "rtt": "not a time like 20ms or 0.05s",
                   "loss": "not a loss rate like 0.0001 or 0.01% (between 0 and 1)",
                   "mtu": "not an MTU from 68 to 65535", "peer": "must be local or non-local",
-                  "os": "not one of " + ", ".join(OS_NAMES)}[key]
+                  "os": "not one of " + ", ".join(platforms.names())}[key]
         error(f"{option} {value!r}: {reason}")
         raise typer.Exit(2)
 
