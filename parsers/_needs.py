@@ -33,7 +33,7 @@ def _folded(text: str) -> str:
 
 
 class Needs:
-    """A compiled pattern that needs one of `words` to match."""
+    """A pattern (re.compile's or parsers.lazyre.lazy's) that needs one of `words` to match."""
     __slots__ = ("rx", "words", "fold")
 
     def __init__(self, rx, words: Iterable[str], fold: bool):

@@ -163,7 +163,7 @@ _MIB_NAME = lazy(r"(?P<group>ipv6|ip|tcp|udp|icmp6|icmp)(?P<field>[A-Z][A-Za-z0-
 
 # RFC 4293 ipSystemStatsTable columns whose row (ipv4, ipv6) is a group's object: the column as
 # the group's object is named, where it is not the column's own name
-_TABLE_AS_GROUP = {("ipv4", "InForwDatagrams"): "ForwDatagrams", ("ipv6", "OutForwDatagrams"): "OutForwDatagrams",
+_TABLE_AS_GROUP = {("ipv4", "InForwDatagrams"): "ForwDatagrams",
                    ("ipv4", "OutFragOKs"): "FragOKs", ("ipv4", "OutFragFails"): "FragFails",
                    ("ipv4", "OutFragCreates"): "FragCreates", ("ipv6", "OutFragOKs"): "FragOKs",
                    ("ipv6", "OutFragFails"): "FragFails", ("ipv6", "OutFragCreates"): "FragCreates"}

@@ -168,7 +168,6 @@ _NSTAT_ANY = lazy(r"nstat_(?P<name>[A-Z][A-Za-z0-9]+)")
 _NET_ANY = lazy(r"net_(?P<group>[a-z0-9]+)_(?P<field>[a-z0-9]+)")
 MIB_NAME = lazy(r"(?:ip|icmp|tcp|udp)[A-Z][A-Za-z0-9]*")
 _KERNEL_GROUPS = {g.lower() for g in linux.KERNEL_GROUPS}
-_FAMILY_LABELS = {"ipSystemStats": "ipSystemStatsIPVersion"}
 
 
 def counter_of(name: str, labels: Dict[str, str], typed: str = "") -> Optional[Tuple[str, Optional[str]]]:
