@@ -133,7 +133,6 @@ def _what(path: Tuple[str, ...], key: str, measurement: Optional[str]):
     return None
 
 
-_KERNEL_KEY = lazy(rf"(?:{'|'.join(linux.KERNEL_GROUPS)})[A-Z][A-Za-z0-9]*")
 _LOWER_KEY = lazy(r"[a-z0-9]+_[a-z0-9]+")
 
 
@@ -151,7 +150,7 @@ def _counter(path: Tuple[str, ...], key: str, measurement: Optional[str], value:
     if measurement:
         hit = prometheus.counter_of(f"{measurement}_{key}", {})
         return (measurement, hit[1]) if hit else None
-    if _KERNEL_KEY.fullmatch(key):
+    if key.isascii() and key.isalnum() and linux.kernel_group(key):
         hit = prometheus.counter_of(f"nstat_{key}", {})
     elif prometheus.MIB_NAME.fullmatch(key):
         hit = prometheus.counter_of(key, {})

@@ -550,6 +550,14 @@ _FIELD = lazy(r"[A-Z][A-Za-z0-9]*")
 KERNEL_GROUPS = ("Ip6", "IpExt", "Ip", "Icmp6", "IcmpMsg", "Icmp", "TcpExt", "Tcp", "UdpLite6", "UdpLite", "Udp6",
                  "Udp", "MPTcpExt", "Sctp", "TlsInfo", "Xfrm")
 _GROUP = lazy(rf"(?:{'|'.join(KERNEL_GROUPS)})(?=[A-Z])")
+
+
+def kernel_group(name: str) -> Optional[str]:
+    """The kernel group an nstat name begins with (IpExt of IpExtInOctets), or None."""
+    g = _GROUP.match(name)
+    return g.group(0) if g else None
+
+
 # settings the kernel prints among its counters (/proc/net/snmp, nstat, net-tools' `Forwarding: 2`)
 SETTINGS = frozenset(("IpForwarding", "IpDefaultTTL", "TcpRtoAlgorithm", "TcpRtoMin", "TcpRtoMax", "TcpMaxConn"))
 _KERNEL_ANY = lazy(r"^\s*(?P<name>[A-Z][A-Za-z0-9]+)[ \t]+(?P<value>\S+)(?:[ \t]+\S+)?[ \t]*$")
@@ -618,9 +626,9 @@ def _every(lines: List[str], reading: Reading) -> None:
     for line in lines:
         if '"' in line:
             for m in _JSON_PAIR.finditer(line):
-                g = _GROUP.match(m["name"])
-                if g:
-                    every.add(g.group(0), m["name"], m["value"], name=m["name"])
+                group = kernel_group(m["name"])
+                if group:
+                    every.add(group, m["name"], m["value"], name=m["name"])
             continue
         h = _SNMP_HEADER.match(line)
         if h:
@@ -643,9 +651,9 @@ def _every(lines: List[str], reading: Reading) -> None:
                 continue
         k = _KERNEL_ANY.match(line) if section is None else None
         if k:
-            g = _GROUP.match(k["name"])
-            if g:
-                every.add(g.group(0), k["name"], k["value"], name=k["name"])
+            group = kernel_group(k["name"])
+            if group:
+                every.add(group, k["name"], k["value"], name=k["name"])
             continue
         if section is not None:
             every.line(section, line)

@@ -190,7 +190,7 @@ def counter_of(name: str, labels: Dict[str, str], typed: str = "") -> Optional[T
         return None if standard in linux.SETTINGS else ("node_netstat" if m["source"].startswith("node_") else "netstat",
                                                         standard)
     m = _NSTAT_ANY.fullmatch(name)
-    if m is not None and any(m["name"].startswith(g) and m["name"][len(g):][:1].isupper() for g in linux.KERNEL_GROUPS):
+    if m is not None and linux.kernel_group(m["name"]):
         return None if m["name"] in linux.SETTINGS else ("nstat", m["name"])
     m = _NET_ANY.fullmatch(name)
     if m is not None and m["group"] in _KERNEL_GROUPS:
