@@ -36,7 +36,7 @@ from parsers.evidence import Evidence
 from parsers.model import ALL, NOT_COUNTS, Snapshot
 from toolkit import platforms
 from toolkit.hostfile import HOST_FILE, HostFacts, HostFileError
-from toolkit.sniff import is_capture
+from toolkit.sniff import is_capture, read_head
 
 
 WRAP32 = 2 ** 32
@@ -204,17 +204,6 @@ def _sniffed(path: str, kind: str) -> Tuple[str, Optional[bytes]]:
     except OSError:
         return kind, None                    # reading it will say why
     return ("capture", None) if is_capture(head) else (kind, head[:HEAD])
-
-
-def read_head(path: str, size: int = 4096) -> bytes:
-    """The first bytes of a file, up to `size`, for sniffing: one read(2), without a buffered
-    file object (a third of the time: walk reads every file's head). A regular file's read
-    stops short only at its end."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return os.read(fd, size)
-    finally:
-        os.close(fd)
 
 
 def walk(paths: Sequence[str], error: Callable[[str], None], failed: Optional[List[str]] = None,

@@ -19,7 +19,8 @@ from parsers.evidence import Evidence
 from parsers.model import ParseError, Snapshot
 from parsers.text import open_text
 from toolkit.hostfile import HostFacts
-from toolkit.hosts import HEAD, Input, read_head
+from toolkit.hosts import HEAD, Input
+from toolkit.sniff import read_head
 from toolkit.output import Encoded
 
 

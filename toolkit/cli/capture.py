@@ -88,9 +88,11 @@ def capture(
 
 
 def _is_text(path: str) -> bool:
-    from toolkit.sniff import sniff
-    with open(path, "rb") as f:
-        return sniff(f.read(4096)) == "text"
+    from toolkit.sniff import read_head, sniff
+    try:
+        return sniff(read_head(path)) == "text"
+    except OSError:
+        return False            # reading it says why, as for any input
 
 
 def _json(result, schema: str) -> None:
