@@ -37,7 +37,7 @@ META = Meta(
     signals=bsdstyle.SIGNALS,
     semantics=(
         "Counts only reassembled datagrams although the line says 'fragments received' "
-        "(seed 004, Figure 6f, HP-UX 11.00): that number goes to ReasmReqds as the IP-MIB "
+        "(Stratus, \"Tuning your MSS\", Figure 6f, HP-UX 11.00): that number goes to ReasmReqds as the IP-MIB "
         "mapping says, but on HP-UX it is a number of datagrams, so no fragments-per-datagram "
         "ratio can be taken from it. HP's 11i v3 white paper describes the line as fragments; "
         "the text does not say which release printed it. There is no 'packets reassembled ok' "

@@ -1,4 +1,4 @@
-"""Linux (and Stratus ft Linux, seed 004 Figure 6g): net-tools `netstat -s`, /proc/net/snmp,
+"""Linux (and Stratus ft Linux, Stratus, "Tuning your MSS" Figure 6g): net-tools `netstat -s`, /proc/net/snmp,
 /proc/net/snmp6 and iproute2 `nstat`.
 
 Every form reads the same kernel MIB (net/ipv4/proc.c snmp4_ipstats_list, net/ipv6/proc.c):

@@ -1,4 +1,4 @@
-"""Stratus VOS / OpenVOS STCP: `netstat -statistics -protocol ip` (seed 004, Figure 6a).
+"""Stratus VOS / OpenVOS STCP: `netstat -statistics -protocol ip` (Stratus, "Tuning your MSS", Figure 6a).
 
 STCP prints the RFC 1213 MIB variables themselves, count first, one a line:
 

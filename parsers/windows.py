@@ -1,4 +1,4 @@
-"""Microsoft Windows `netstat -s` and `netstat -e -s` (seed 004, Figure 6c).
+"""Microsoft Windows `netstat -s` and `netstat -e -s` (Stratus, "Tuning your MSS", Figure 6c).
 
 NT 4.0 and 2000 print one "IP Statistics" section; XP/2003 with IPv6 and every release
 since Vista print "IPv4 Statistics" and "IPv6 Statistics" with the same labels, so the

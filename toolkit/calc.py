@@ -5,7 +5,7 @@ call these. Every quantity is in bytes, bits per second or seconds; the parse_*
 helpers turn what engineers type ("10G", "20ms", "1MB", "0.01%") into those units
 and raise ValueError with the reason (the caller names the option).
 
-Conventions (seed 004 unless stated):
+Conventions (Stratus, "Tuning your MSS" unless stated):
 - MSS = MTU - IP header - TCP header (20 + 20 on IPv4, 40 + 20 on IPv6). IP options
   reduce the MSS; TCP options do not change the advertised MSS (RFC 6691) but do
   reduce the payload of each segment, reported as `payload`.
@@ -25,7 +25,7 @@ ETHERNET = 18          # 14-byte header + 4-byte FCS
 IPV4 = 20
 IPV6 = 40
 TCP = 20
-SEGMENT_OVERHEAD = ETHERNET + IPV4 + TCP   # 58, seed 004
+SEGMENT_OVERHEAD = ETHERNET + IPV4 + TCP   # 58, Stratus, "Tuning your MSS"
 MIB = 1024 * 1024
 
 # ---------------------------------------------------------------- parsing units
@@ -324,7 +324,7 @@ def mss_for(mtu: int, family: str = "ipv4", encaps: Sequence[Tuple[str, Optional
 
 
 def overhead_share(mss: int, overhead: int = SEGMENT_OVERHEAD) -> float:
-    """Share of each full-sized frame that is headers (seed 004: 58 bytes a segment)."""
+    """Share of each full-sized frame that is headers (Stratus, "Tuning your MSS": 58 bytes a segment)."""
     return overhead / (mss + overhead)
 
 
@@ -339,7 +339,7 @@ class Transfer:
     handshake: int
     packets: int
     ip_bytes: int        # IP datagrams: 40 bytes of IP + TCP header each, plus the data
-    wire_bytes: int      # frames: 58 bytes of overhead each (seed 004), plus the data
+    wire_bytes: int      # frames: 58 bytes of overhead each (Stratus, "Tuning your MSS"), plus the data
     model: str
 
     def to_dict(self) -> dict:
@@ -394,7 +394,7 @@ class Bdp:
     bdp_bytes: int
     factor: int
     buffer_bytes: int        # factor x BDP, exact
-    buffer_mib_rounded: int  # seed 002's convention: BDP in decimal MB taken as MiB, rounded up, x factor
+    buffer_mib_rounded: int  # the convention of "Lab 8: Bandwidth-delay Product and TCP Buffer Size": BDP in decimal MB taken as MiB, rounded up, x factor
     sysctl: List[str]
 
     def to_dict(self) -> dict:
@@ -402,10 +402,10 @@ class Bdp:
 
 
 def bdp(bandwidth_bps: float, rtt_s: float, factor: int = 2) -> Bdp:
-    """Bandwidth-delay product and the Linux buffer maximum for it (seed 002).
+    """Bandwidth-delay product and the Linux buffer maximum for it ("Lab 8: Bandwidth-delay Product and TCP Buffer Size").
 
     factor 2 is Linux's default (half the buffer is overhead, tcp_adv_win_scale);
-    seed 002 asks for more (e.g. 4) with BBR on a lossy path.
+    "Lab 8: Bandwidth-delay Product and TCP Buffer Size" asks for more (e.g. 4) with BBR on a lossy path.
     """
     if bandwidth_bps <= 0 or rtt_s <= 0 or factor < 1:
         raise ValueError("bandwidth, RTT and factor must be above zero")
@@ -421,7 +421,7 @@ def bdp(bandwidth_bps: float, rtt_s: float, factor: int = 2) -> Bdp:
 # ---------------------------------------------------------------- Mathis bound
 
 def mathis(mss: int, rtt_s: float, loss: float, c: float = 1.0) -> float:
-    """Upper bound on one TCP flow's rate in bits/s: MSS/RTT x C/sqrt(p) (seed 003, C = 1;
+    """Upper bound on one TCP flow's rate in bits/s: MSS/RTT x C/sqrt(p) (Jisc's "Jumbo Frames", C = 1;
     Mathis et al. give C = sqrt(3/2) for periodic loss)."""
     if mss <= 0 or rtt_s <= 0 or not 0 < loss < 1:
         raise ValueError("MSS and RTT must be above zero and loss between 0 and 1")

@@ -1,4 +1,4 @@
-"""VOS `packet_monitor` text traces (seed 004 Figure 1; OpenVOS 17.1 adds Ether lines).
+"""VOS `packet_monitor` text traces (Stratus, "Tuning your MSS" Figure 1; OpenVOS 17.1 adds Ether lines).
 
     19:20:16.784 Rcvd IP Ver/HL 45, ToS 0, Len 34, ID 1449, Flg/Frg 4000, TTL 3
     +e, Prtl 6
@@ -20,7 +20,7 @@ the clock goes back, i.e. past midnight).
 Each packet is rebuilt as IPv4 + TCP bytes from the printed fields, so the same
 analysis as for a pcap applies, and `--export-pcap` writes them out for Wireshark.
 packet_monitor runs inside STCP and sees packets after reassembly: incoming fragments
-never appear in its traces (seed 004), whatever the network did.
+never appear in its traces (Stratus, "Tuning your MSS"), whatever the network did.
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ SERVICES = {"ftp": 21, "ssh": 22, "telnet": 23, "smtp": 25, "domain": 53, "http"
             "sunrpc": 111, "nntp": 119, "ntp": 123, "imap": 143, "snmp": 161, "bgp": 179, "ldap": 389,
             "https": 443, "login": 513, "shell": 514, "printer": 515, "ftp-data": 20, "finger": 79}
 CAVEAT = ("packet_monitor sees packets after STCP reassembled them: incoming fragments never appear "
-          "in this trace (seed 004), so fragment counts here cover outgoing packets only")
+          "in this trace (Stratus, \"Tuning your MSS\"), so fragment counts here cover outgoing packets only")
 
 
 MAX_LINE = 4096        # a logical line longer than this is not packet_monitor's

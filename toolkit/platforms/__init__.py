@@ -11,7 +11,7 @@ Each module offers the same small interface, so rules never branch on OS names:
 - COLLECT, BOOT: the commands the fleet playbook runs on the host (toolkit/fleet): its IP
   statistics, and its boot time (None where the OS has none we know)
 
-Commands name the release they are for; where the seed gives the command (seed 004 for
+Commands name the release they are for; where a source gives the command ("Tuning your MSS" for
 VOS, TCP_OS, FTX) it is quoted exactly.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stratus FTX (seed 004): FTX 2.4 uses a default MSS below 1460 for non-local peers;
+"""Stratus FTX (Stratus, "Tuning your MSS"): FTX 2.4 uses a default MSS below 1460 for non-local peers;
 FTX 3.x advertises 1460. Seed 004 names no tunable for FTX 2.4, so neither do we."""
 from __future__ import annotations
 
@@ -50,4 +50,4 @@ def buffers(bdp: calc.Bdp) -> List[Recommendation]:
 
 
 def pmtud(verdict: str, path_mtu: Optional[int], release: Optional[str], family: str) -> List[Recommendation]:
-    return []   # seed 004 names no FTX tunable for it; the network fixes (clamp the MSS) apply
+    return []   # "Tuning your MSS" names no FTX tunable for it; the network fixes (clamp the MSS) apply

@@ -1,4 +1,4 @@
-"""HP-UX 11: advertises 1460 and does PMTU discovery (seed 004): leave the MSS alone.
+"""HP-UX 11: advertises 1460 and does PMTU discovery (Stratus, "Tuning your MSS"): leave the MSS alone.
 
 For black holes the knob is ndd's ip_pmtu_strategy (default 2 on 11.00; 11i dropped 2):
 0 disables PMTU discovery, 3 (where supported) is what HP advises behind filters that

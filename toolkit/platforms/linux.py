@@ -1,8 +1,8 @@
-"""Linux (ft Linux too): advertises its MTU's MSS and does PMTU discovery (seed 004).
+"""Linux (ft Linux too): advertises its MTU's MSS and does PMTU discovery (Stratus, "Tuning your MSS").
 
-Black holes: packetization-layer PMTU probing (net.ipv4.tcp_mtu_probing=1, seed 003;
+Black holes: packetization-layer PMTU probing (net.ipv4.tcp_mtu_probing=1, Jisc's "Jumbo Frames";
 it covers IPv6 too), a smaller advertised MSS on the route (advmss), or the interface
-MTU. Buffers: tcp_rmem/tcp_wmem maximum at least 2 x BDP (seed 002).
+MTU. Buffers: tcp_rmem/tcp_wmem maximum at least 2 x BDP ("Lab 8: Bandwidth-delay Product and TCP Buffer Size").
 """
 from __future__ import annotations
 

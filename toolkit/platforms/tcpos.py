@@ -1,4 +1,4 @@
-"""TCP_OS on VOS (seed 004): tcpos_default_mss$ caps segments to non-local peers.
+"""TCP_OS on VOS (Stratus, "Tuning your MSS"): tcpos_default_mss$ caps segments to non-local peers.
 
 512 before VOS 14.7 (the otp-868 bug), 536 from 14.7 on. Unlike STCP's variable it
 counts no TCP header: set it to PMTU - 40 (1460 = hex 5b4 on Ethernet), not 1480.

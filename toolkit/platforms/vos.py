@@ -1,4 +1,4 @@
-"""Stratus VOS with STCP (seed 004): 536-byte segments to every non-local peer.
+"""Stratus VOS with STCP (Stratus, "Tuning your MSS"): 536-byte segments to every non-local peer.
 
 STCP's variable default_min_mtu (556 by default) counts the 20-byte TCP header, so the
 value for a path is PMTU - 20: 1480 on Ethernet, giving 1460-byte segments. The peer's

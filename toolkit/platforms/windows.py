@@ -1,4 +1,4 @@
-"""Windows: advertises 1460 and does PMTU discovery (seed 004): leave the MSS alone.
+"""Windows: advertises 1460 and does PMTU discovery (Stratus, "Tuning your MSS"): leave the MSS alone.
 
 Black holes: PMTU black-hole detection (EnablePMTUBHDetect, off by default) and, from
 Vista / Server 2008 on, a per-interface MTU with netsh; Windows 2000/2003 set the MTU

@@ -128,7 +128,7 @@ def _small(me, peer, who, where) -> List[Finding]:
     ev = [f"both sides advertised at least {FULL} (SYN/SYN-ACK: {mine} and {theirs}), yet {who} sent "
           f"{me['data_packets']} data segments of at most {me['max_payload']} bytes, {me['max_payload_segments']} of "
           "them exactly that size (a ceiling, not the application's message size)",
-          "that is VOS STCP's rule for non-local peers (seed 004): 536 bytes whatever the peer advertises, "
+          "that is VOS STCP's rule for non-local peers (Stratus, \"Tuning your MSS\"): 536 bytes whatever the peer advertises, "
           "unless min_mss / default_min_mtu was raised"]
     return [Finding("capture-small-segments", f"{who} sends at most {me['max_payload']}-byte segments although "
                     f"both sides advertised >= {FULL}", ev, "high" if me["max_payload_segments"] >= 5 else "medium",

@@ -5,7 +5,7 @@ from typing import Optional
 
 from toolkit import calc
 
-TRANSFER = 1024 * 1024     # seed 004 Table 1: "a 1 MEG stream file"
+TRANSFER = 1024 * 1024     # Stratus, "Tuning your MSS" Table 1: "a 1 MEG stream file"
 
 
 def mss_change(before: int, after: int, rtt_s: Optional[float] = None, loss: Optional[float] = None,

@@ -41,7 +41,7 @@ CODES: Dict[str, str] = {
                         "no PMTU discovery, routers must fragment its segments",
 }
 
-LEGACY_MSS = (512, 536)      # TCP_OS before VOS 14.7 used 512, STCP and TCP_OS since 536 (seed 004)
+LEGACY_MSS = (512, 536)      # TCP_OS before VOS 14.7 used 512, STCP and TCP_OS since 536 (Stratus, "Tuning your MSS")
 PMTUD_CODES = {"honours": ("target-honours-ptb", "info"), "ignores": ("target-ignores-ptb", "problem"),
                "clears-df": ("target-clears-df", "warning")}
 PMTUD = tuple(code for code, _ in PMTUD_CODES.values())
