@@ -203,9 +203,8 @@ def _plain(rows: List[list], headers: List[str], right=frozenset()) -> str:
     """tabulate's "simple" table with the column types given, not guessed from every cell:
     the `right` columns aligned right, the others left and shown as they are (a host named
     007 stays 007), every control character a visible `?` (a value never starts a forged row)."""
-    from tabulate import tabulate
-    return tabulate([[safe("" if v is None else str(v)) for v in r] for r in rows], headers, disable_numparse=True,
-                    colalign=["right" if i in right else "left" for i in range(len(headers))])
+    return table_text([["" if v is None else str(v) for v in r] for r in rows], headers,
+                      colalign=["right" if i in right else "left" for i in range(len(headers))])
 
 
 def _md(v) -> str:
