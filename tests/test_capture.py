@@ -344,7 +344,6 @@ def test_header_only_pcap_and_files_that_break_their_rules(tmp_path):
 
 # ---- each connection's record made once (a million connections: no second pass) -------------
 def test_read_then_judged_gives_the_records_and_findings_of_analyze_each_record_made_once(monkeypatch):
-    from toolkit.capture import record
     lab = CAPTURES / "lab"
     args = ([str(lab / "clamp536_router_client_side.pcap"), str(PUBLIC / "packets-ip_frag_source.pcapng"),
              str(SYNTH / "ptb_obeyed.pcap")], [str(lab / "clamp536_router_target_side.pcap")])

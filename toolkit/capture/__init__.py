@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence
 
 
-if TYPE_CHECKING:       # sniffing a dump imports this package: the findings load with an analysis
+if TYPE_CHECKING:       # the findings load with an analysis, not with this package
     from toolkit.findings import Finding
 
 __all__ = ["analyze", "read", "Result"]

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Iterator, List, Optional
 
-from toolkit.capture import flows as fl
-from toolkit.capture.flows import F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FW, MSS, W, Analyzer, addr_text
+from toolkit.capture.flows import ENCAP, F_FIN, F_OPTS_UNKNOWN, F_RST, F_SYN, FW, MSS, W, Analyzer, addr_text
 
 SCHEMA = "mssdiag.capture/2"
 
@@ -126,7 +125,7 @@ class Flows(Sequence):
         return f"Flows({len(self)} connections)"
 
     def encapsulated(self) -> bool:
-        return any(any(a.F[f * fl.FW + fl.ENCAP] for f in range(a.flow_count)) for a in self.analyzers)
+        return any(any(a.F[f * FW + ENCAP] for f in range(a.flow_count)) for a in self.analyzers)
 
 
 FLOW_HEADERS = ["source", "#", "client", "server", "SYN mss", "SYN-ACK mss", "max c->s", "max s->c",
