@@ -55,13 +55,9 @@ class Result:
             return
         from toolkit.rules import captured
         self.judging_started = True
-        # a legacy-looking MSS that the other capture shows was rewritten on the way is the clamp's doing
         clamped = {(c[k]["source"], c[k]["flow"]) for c, _, _ in self.clamped for k in ("first", "second")}
         for f in self.flows:
-            found = captured.for_flow(f, self.mtu)
-            if clamped and (f["source"], f["id"]) in clamped:
-                found = [x for x in found if x.code != "capture-legacy-mss"]
-            self.findings += found
+            self.findings += captured.for_flow(f, self.mtu, (f["source"], f["id"]) in clamped)
             yield f
         self.findings += captured.for_loose(self.fragments)
         self.findings += [captured.clamped(a, b, rec) for rec, a, b in self.clamped]

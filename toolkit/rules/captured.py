@@ -61,8 +61,9 @@ def _hdr(family: str) -> int:
     return (calc.IPV6 if family == "ipv6" else calc.IPV4) + calc.TCP
 
 
-def for_flow(d: dict, mtu: int) -> List[Finding]:
-    """The findings one connection's evidence supports."""
+def for_flow(d: dict, mtu: int, clamped: bool = False) -> List[Finding]:
+    """The findings one connection's evidence supports; `clamped`: another capture shows its SYN's
+    MSS rewritten on the way, so a legacy-looking MSS is the clamp's doing, not the host's."""
     out: List[Finding] = []
     fam = d["family"]
     sizes_ok = not d["captured_before_segmentation"] and not d["frames_undecoded"]
@@ -74,7 +75,8 @@ def for_flow(d: dict, mtu: int) -> List[Finding]:
         where = {"source": d["source"], "flow": d["id"], "host": me["addr"], "peer": peer["addr"],
                  "port": me["port"]}
         who = f"{me['addr']}:{me['port']}"
-        out += _legacy(me, peer, syn, who, where)
+        if not clamped:
+            out += _legacy(me, peer, syn, who, where)
         out += _offload(me, peer, who, where)
         if sizes_ok:
             out += _small(me, peer, who, where)
