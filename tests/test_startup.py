@@ -108,3 +108,14 @@ def test_parsing_a_dump_loads_no_evidence_reader_and_compiles_few_patterns():
 def test_a_socket_table_loads_its_reader():
     got = loaded(ROOT / "fixtures" / "evidence" / "lab-drop-ss-tin.txt")
     assert "parsers.sockets" in got["readers"], got
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping CAP_NET_RAW from a root process needs root")
+def test_a_probe_without_raw_sockets_never_loads_scapy():
+    """Without CAP_NET_RAW the prober says why (and falls back) before loading scapy."""
+    code = ("import sys; from toolkit.probe.runner import raw_allowed; "
+            "print(raw_allowed(), 'scapy' in sys.modules)")
+    done = subprocess.run(["setpriv", "--bounding-set=-net_raw", "--inh-caps=-net_raw", sys.executable, "-c", code],
+                          cwd=str(ROOT), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "no CAP_NET_RAW (not root) False"

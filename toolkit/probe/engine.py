@@ -138,13 +138,14 @@ class RawIO:
     check whether raw probing is allowed here."""
 
     def __init__(self) -> None:
-        from toolkit.probe.capture import Capture
-        self.capture = Capture()
         self.socks: Dict[Tuple[str, bool], socket.socket] = {}
+        self.sock("ipv4")               # without CAP_NET_RAW this raises before scapy is loaded
+        from toolkit.probe.capture import Capture
         try:
-            self.sock("ipv4")
-        except OSError:
-            self.capture.close()
+            self.capture = Capture()
+        except BaseException:
+            for s in self.socks.values():
+                s.close()
             raise
 
     def sock(self, family: str, mark: bool = False) -> socket.socket:
