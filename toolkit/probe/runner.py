@@ -23,6 +23,7 @@ from toolkit.probe.pmtu import ICMP_WAIT, LONG_WAIT, Interrupted, Search
 from toolkit.probe.result import ProbeResult
 from toolkit.probe.route import forget, lookup
 from toolkit.probe.targets import ProbeError, refused, refused_by_route, resolve
+from toolkit.stack import mss_for
 
 DEFAULT_RATE = 100.0     # probes per second to any one target
 DEFAULT_BURST = 16       # probes one target may get at once (a first round is 12 to 14)
@@ -306,7 +307,7 @@ class Job(JobBase):
             return
         reached = [h["ttl"] for h in hops if h["address"] == self.address]
         distance = min(reached) if reached else (max(h["ttl"] for h in hops) if hops else 1)
-        ours = route.local_mtu - (60 if r.family == "ipv6" else 40)
+        ours = mss_for(route.local_mtu, r.family)
         r.clamp = yield from trace.clamp_location(search, ours, distance)
         r.clamp["port"] = self.tcp_port
 

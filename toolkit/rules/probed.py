@@ -17,6 +17,7 @@ from toolkit.findings import Finding
 from toolkit.platforms import network
 from toolkit.probe.result import HIGH_SILENCE, ProbeResult
 from toolkit.rules import impact
+from toolkit.stack import mss_for
 
 # Stable finding codes of `mssdiag probe` -> one-line meaning (docs/probe.md lists them too).
 CODES: Dict[str, str] = {
@@ -48,9 +49,7 @@ PMTUD = tuple(code for code, _ in PMTUD_CODES.values())
 
 
 def path_mss(r: ProbeResult) -> Optional[int]:
-    if r.pmtu is None:
-        return None
-    return r.pmtu - (60 if r.family == "ipv6" else 40)
+    return mss_for(r.pmtu, r.family)
 
 
 # ---- one probe result: what `mssdiag probe` prints ----------------------------------------
@@ -132,7 +131,7 @@ def _mss_findings(r: ProbeResult, m: Dict, pm: Optional[int]) -> None:
         r.add_finding("mss-536-legacy", text, conf)
     if pm is not None:
         # what our side will send: the host's MSS, capped by our own interface
-        ours = min(synack, r.local_mtu - (60 if r.family == "ipv6" else 40)) if synack and r.local_mtu else synack
+        ours = min(synack, mss_for(r.local_mtu, r.family)) if synack and r.local_mtu else synack
         over = [x for x in (("SYN-ACK MSS", ours), ("segments of", seg)) if x[1] is not None and x[1] > pm]
         if over:
             what = " and ".join(f"{k} {v}" for k, v in over)
@@ -163,7 +162,7 @@ def clamp_text(p: ProbeResult) -> Optional[str]:
 def pmtud_text(p: ProbeResult) -> str:
     """What the target did with our forged 'fragmentation needed' (--pmtud-check), in words."""
     d = p.pmtud
-    limit = d["mtu"] - (60 if p.family == "ipv6" else 40) if d.get("mtu") else None
+    limit = mss_for(d.get("mtu"), p.family) if d.get("mtu") else None
     said = (f"after an ICMP {'packet too big' if p.family == 'ipv6' else 'fragmentation needed'} for MTU "
             f"{d.get('mtu')} quoting its {d.get('segment')}-byte segment on port {d['port']}")
     if d["verdict"] == "honours":
