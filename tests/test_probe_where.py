@@ -46,14 +46,15 @@ class Path:
                     if router.te_budget <= 0:
                         return
                     router.te_budget -= 1
-                quoted = None
+                quoted, quote = None, 0
                 if method == "syn":
                     # the router's 'time exceeded' quoting our SYN, read as the capture reads it
                     syn = packets.syn("ipv4", "10.0.0.1", "10.0.0.2", key, 80, mss, ttl)
                     quote = syn[:20 + router.quote] if router.quote is not None else syn
                     err = bytes(IP(src="10.0.9.1", dst="10.0.0.1") / ICMP(type=11) / quote)
-                    quoted = packets.classify(packets.dissect(err, 0x0800)).quoted
-                self._later(Reply(self.target, method, key, "ttl", router.address, quoted=quoted))
+                    read = packets.classify(packets.dissect(err, 0x0800))
+                    quoted, quote = read.quoted, read.quote
+                self._later(Reply(self.target, method, key, "ttl", router.address, quoted=quoted, quote=quote))
                 return
             if wire > router.mtu:
                 if router.toobig:
@@ -130,6 +131,11 @@ def test_clamp_routers_quoting_8_bytes_cannot_show_options():
     # the hop before the change quoted too little: a range, not a router
     rec = clamp(Path([Router("r1", 1500), Router("r2", 1500, clamp=536, quote=8), Router("r3", 1500)]))
     assert rec["to"] == 536 and rec["changed_after"] is None and "between hop 1 and hop 2" in rec["note"]
+
+
+def test_each_hop_says_how_many_bytes_of_our_syn_it_quoted():
+    rec = clamp(Path([Router("r1", 1500, quote=8), Router("r2", 1500, quote=12), Router("r3", 1500)]))
+    assert [h["quoted"] for h in rec["hops"]] == [8, 12, 24]     # the SYN's TCP header: 20 + MSS option 4
 
 
 def test_clamp_finding_replaces_the_legacy_guess():

@@ -169,7 +169,8 @@ def classify(pkt) -> Optional[Reply]:
             return None
         total = inner.plen + 40 if family == "ipv6" else inner.len
         if expired:
-            return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=total, quoted=t if isinstance(t, TCP) else None)
+            return Reply(inner.dst, *k, "ttl", pkt.src, quoted_len=total, quoted=t if isinstance(t, TCP) else None,
+                         quote=len(inner.payload.original))
         if too_big:
             mtu = l4.mtu if family == "ipv6" else l4.nexthopmtu
             return Reply(inner.dst, *k, "toobig", pkt.src, mtu=mtu, quoted_len=total)

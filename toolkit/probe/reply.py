@@ -29,6 +29,7 @@ class Reply:
     reason: Optional[str] = None       # for "unreach": what the router said, named
     at: Optional[float] = None         # kernel receive time (time.time() clock), when known
     quoted: Any = None                 # "ttl" for a TCP probe: the quoted TCP header (scapy's TCPerror)
+    quote: int = 0                     # "ttl": bytes of the probe's transport the router quoted
 
 
 # ICMP "destination unreachable" codes, named as routers mean them (RFC 792, 1122, 1812;

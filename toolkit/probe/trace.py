@@ -141,7 +141,7 @@ def clamp_location(search: Search, our_mss: int, hops: int):
             quoted = r.quoted          # the TCP header the router quoted, as scapy read it
             mss = mss_option(quoted) if quoted is not None else None
             seen[s.ttl] = {"ttl": s.ttl, "address": r.source, "mss": mss,
-                           "quoted": len(quoted.original) if quoted is not None else 0}
+                           "quoted": r.quote if quoted is not None else 0}
     record["hops"] = [seen[t] for t in sorted(seen)]
     before, read = our_mss, 0           # the last MSS seen and the hop that showed it (0: us)
     for t in sorted(seen):
